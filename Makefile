@@ -1,0 +1,41 @@
+# The corpus's two commands: `make run` (the default demo, or one repro) and `make test` (unit tests + gate).
+# Both run the idempotent setup first.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+
+REPRO   ?=
+SUBJECT ?=
+VARIANT ?=
+CASE    ?=
+KEEP    ?=
+
+CORPUS := dotnet build/harness/corpus/corpus.dll
+DEMO_REPRO    := binaryformatter-quadratic
+DEMO_SUBJECTS := mono,net10
+
+# With no REPRO, run the workshop demo; with REPRO, that repro on its default subjects unless SUBJECT says otherwise.
+SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
+         $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
+         $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep)
+
+.PHONY: setup run test unit gate validate clean
+setup:
+	@ci/setup.sh
+
+run: setup
+	$(CORPUS) run $(SELECT)
+
+test: setup unit gate
+
+unit:
+	dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
+
+gate:
+	ci/gate.sh
+
+validate: setup
+	$(CORPUS) validate
+
+clean:
+	-$(CORPUS) clean
+	rm -rf build artifacts

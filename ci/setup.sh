@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool.
+# Quick when everything is already there; safe to run from make run and make test every time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+
+missing=()
+while read -r pkg prefix; do
+  [[ -z "$pkg" || "$pkg" == \#* ]] && continue
+  have=$(dpkg-query -W -f='${Status} ${Version}' "$pkg" 2>/dev/null || true)
+  if [[ "$have" != "install ok installed "* ]]; then missing+=("$pkg"); continue; fi
+  version=${have#install ok installed }
+  if [[ "$version" != "$prefix"* ]]; then
+    echo "setup: $pkg is $version, but the corpus was validated with $prefix*" >&2
+  fi
+done < ci/debian-packages.txt
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  as_root=(); [[ $(id -u) == 0 ]] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# The net8 subject: a dotnet root assembled from the NuGet runtime pack.
+harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .cache/subjects/net8
+
+build() {  # project, output folder
+  dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly >/dev/null || {
+    echo "setup: building $1 failed" >&2; dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly; exit 1; }
+}
+build harness/Corpus.Harness build/harness/corpus
+build harness/DumpFacts build/harness/DumpFacts
+echo "setup: ready in $(( $(date +%s) - start )) s" >&2

@@ -1,0 +1,91 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>The Windows path is not exercised on Linux: its command lines are checked against a fake runner.</summary>
+public class CaptureTests
+{
+    private sealed class FakeRunner : IToolRunner
+    {
+        public List<(string File, IReadOnlyList<string> Args)> Calls { get; } = [];
+        public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
+        {
+            Calls.Add((file, args));
+            // procdump.exe writes the dump named by its last argument.
+            if (args.Count > 0 && args[^1].EndsWith(".dmp")) File.WriteAllText(args[^1], "MDMP");
+            return new ToolResult(1, "", "", 0.5, false);
+        }
+    }
+
+    [Fact]
+    public void ProcDumpExeCommandLines()
+    {
+        Assert.Equal("-accepteula -ma -s 1 -n 3 42 C:\\dumps", string.Join(' ', WindowsProcDump.TimedArgs(42, "C:\\dumps", 1, 3)));
+        Assert.Equal("-accepteula -ma -e -x C:\\dumps app.exe run bug",
+                     string.Join(' ', WindowsProcDump.CrashArgs("C:\\dumps", "app.exe", ["run", "bug"])));
+        Assert.Equal("-accepteula -ma -m 2048 42 C:\\dumps", string.Join(' ', WindowsProcDump.MemoryArgs(42, "C:\\dumps", 2048)));
+    }
+
+    [Fact]
+    public void TtdCommandLines()
+    {
+        Assert.Equal("-accepteula -out C:\\t -launch app.exe a", string.Join(' ', WindowsTtd.LaunchArgs("C:\\t", "app.exe", ["a"])));
+        Assert.Equal("-accepteula -ring -maxFile 512 -out C:\\t -launch app.exe",
+                     string.Join(' ', WindowsTtd.RingArgs("C:\\t", 512, "app.exe", [])));
+    }
+
+    [Fact]
+    public void WindowsBackendsSayWhyTheyAreUnavailableHere()
+    {
+        Assert.Equal(OperatingSystem.IsWindows(), new WindowsProcDump(new FakeRunner()).Unavailable is null);
+        Assert.Equal(OperatingSystem.IsWindows(), WindowsTtd.Unavailable is null);
+    }
+
+    [Fact]
+    public async Task ProcDumpExeSnapshotGoesThroughTheRunner()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-pd-").FullName;
+        try
+        {
+            using var target = new ContainedProcess(new ProcessSpec("/bin/sh", ["-c", "sleep 30"], dir,
+                Path.Combine(dir, "o"), Path.Combine(dir, "e"), TimeSpan.FromSeconds(30), 64 << 20));
+            var runner = new FakeRunner();
+            var backend = new WindowsProcDump(runner, isWindows: true);
+            var record = await backend.SnapshotAsync(target, dir, 0, CancellationToken.None);
+            var (file, args) = Assert.Single(runner.Calls);
+            Assert.Equal("procdump.exe", file);
+            Assert.Equal(["-accepteula", "-ma", target.Pid.ToString(), Path.Combine(dir, "snapshot-0.dmp")], args);
+            Assert.Equal(4, record.Bytes);
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    [Fact]
+    public void LinuxProcDumpCommandLines()
+    {
+        Assert.Equal("-n 1 -s 1 -o /a/core-0 -p 7", string.Join(' ', LinuxProcDump.SnapshotArgs(7, "/a/core-0")));
+        Assert.Equal("-M 1500 -n 1 -o /a/m -p 7", string.Join(' ', LinuxProcDump.MemoryArgs(7, "/a/m", 1500)));
+    }
+
+    [Fact]
+    public void MonoThreadDumpParsesThreadsAndStripsOffsets()
+    {
+        string[] dump =
+        [
+            "Full thread dump:",
+            "",
+            "\"<unnamed thread>\"  at <unknown> <0xffffffff>",
+            "  at System.Runtime.Serialization.ObjectManager.FindObjectHolder (long) [0x00023] in <12b418a7818c4ca0893feeaaf67f1e7f>:0",
+            "  at Corpus.Repros.X.Program.Main (string[]) [0x00030] in /src/Program.cs:25",
+            "",
+            "\"Finalizer\"",
+        ];
+        var threads = MonoThreadDump.Parse(dump);
+        Assert.Equal(2, threads.Count);
+        Assert.Equal("<unnamed thread>", threads[0].Thread);
+        Assert.Equal(["System.Runtime.Serialization.ObjectManager.FindObjectHolder (long)", "Corpus.Repros.X.Program.Main (string[])"],
+                     threads[0].Frames);
+        Assert.Empty(threads[1].Frames);
+    }
+}

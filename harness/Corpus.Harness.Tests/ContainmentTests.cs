@@ -1,0 +1,104 @@
+using Corpus.Harness.Containment;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>Real processes: the caps must hold and nothing may outlive a run.</summary>
+public sealed class ContainmentTests : IDisposable
+{
+    private readonly string _dir = Directory.CreateTempSubdirectory("corpus-contain-").FullName;
+
+    public void Dispose() => Directory.Delete(_dir, recursive: true);
+
+    private ProcessSpec Spec(string script, double timeoutSec = 20, long memoryMB = 256) =>
+        new("/bin/sh", ["-c", script], _dir, Path.Combine(_dir, "out"), Path.Combine(_dir, "err"),
+            TimeSpan.FromSeconds(timeoutSec), memoryMB << 20);
+
+    private static bool AnyProcessWithArg(string marker) =>
+        Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)).Any(d =>
+        {
+            try { return File.ReadAllText(Path.Combine(d, "cmdline")).Contains(marker); }
+            catch (IOException) { return false; }
+            catch (UnauthorizedAccessException) { return false; }
+        });
+
+    [Fact]
+    public async Task ExitCodeAndOutputAreCaptured()
+    {
+        using var p = new ContainedProcess(Spec("echo hello; echo oops >&2; exit 3"));
+        var r = await p.WaitAsync();
+        Assert.Equal(3, r.ExitCode);
+        Assert.Null(r.Signal);
+        Assert.Equal("hello\n", r.Stdout);
+        Assert.Equal("oops\n", File.ReadAllText(r.StderrFile));
+    }
+
+    [Fact]
+    public async Task DeathBySignalIsNamed()
+    {
+        using var p = new ContainedProcess(Spec("kill -ABRT $$"));
+        var r = await p.WaitAsync();
+        Assert.Equal("SIGABRT", r.Signal);
+        Assert.Equal("SIGABRT", r.Status);
+    }
+
+    [Fact]
+    public async Task TimeoutKillsTheWholeTree()
+    {
+        // A background grandchild that would otherwise outlive its parent.
+        using var p = new ContainedProcess(Spec("sleep 300.123 & sleep 300.124", timeoutSec: 1));
+        var r = await p.WaitAsync();
+        Assert.True(r.TimedOut);
+        Assert.Equal("timeout", r.Status);
+        Assert.InRange(r.WallSeconds, 0.9, 10);
+        Assert.False(AnyProcessWithArg("300.123"), "the background child survived the kill");
+    }
+
+    [Fact]
+    public async Task MemoryCapEndsTheRunAsAnOutcome()
+    {
+        // dd reads 600 MB of zeros into one buffer, touching every page.
+        using var p = new ContainedProcess(Spec("dd if=/dev/zero of=/dev/null bs=600M count=1", memoryMB: 100));
+        var r = await p.WaitAsync();
+        Assert.True(r.MemoryCapped, $"status {r.Status}, peak {r.PeakBytes >> 20} MB, {r.Containment}");
+        Assert.True(r.PeakBytes < 140L << 20, $"peak {r.PeakBytes >> 20} MB went past the cap");
+    }
+
+    [Fact]
+    public async Task MemoryIsSampled()
+    {
+        using var p = new ContainedProcess(Spec("sleep 0.5"));
+        var r = await p.WaitAsync();
+        Assert.NotEmpty(r.Memory);
+        Assert.Equal(0, r.ExitCode);
+    }
+
+    [Fact]
+    public async Task LinesArriveWhileTheProcessRuns()
+    {
+        using var p = new ContainedProcess(Spec("echo READY; sleep 30"));
+        var ready = new TaskCompletionSource<double>();
+        p.Line += (line, _, t) => { if (line == "READY") ready.TrySetResult(t); };
+        var t = await ready.Task.WaitAsync(TimeSpan.FromSeconds(10));
+        Assert.False(p.HasExited);
+        p.KillTree();
+        var r = await p.WaitAsync();
+        Assert.Equal("SIGKILL", r.Signal);
+        Assert.InRange(t, 0, 5);
+    }
+
+    [Fact]
+    public void StaleCgroupsOfADeadHarnessAreRemoved()
+    {
+        // Without memory cgroups the RSS watchdog contains runs; MemoryCapEndsTheRunAsAnOutcome covers it.
+        if (MemoryCgroup.Locate().Parent is null) return;
+        // pid 999999999 cannot exist, so this cgroup belongs to a dead harness.
+        var cg = MemoryCgroup.TryCreate("999999999-1", 64 << 20, out _)!;
+        using var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {cg.Dir}/cgroup.procs; exec sleep 300.125"]);
+        var until = DateTime.UtcNow.AddSeconds(5);
+        while (cg.Members().Count == 0 && DateTime.UtcNow < until) Thread.Sleep(20);
+        Assert.NotEmpty(cg.Members());
+        Assert.True(MemoryCgroup.CleanStale() >= 1);
+        Assert.False(Directory.Exists(cg.Dir));
+        Assert.True(sleeper.WaitForExit(5000));
+    }
+}

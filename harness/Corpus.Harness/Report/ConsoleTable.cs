@@ -1,0 +1,54 @@
+using System.Globalization;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Report;
+
+public static class ConsoleTable
+{
+    private static readonly string[] Preferred = ["exponent", "r2", "status", "wall_s", "peak_mb", "stack_hits"];
+
+    /// <summary>The few metrics a person reads first.</summary>
+    public static string KeyMetrics(CellResult c)
+    {
+        var parts = new List<string>();
+        foreach (var k in Preferred)
+            if (c.Metrics.TryGetValue(k, out var v)) parts.Add($"{k}={Format(v)}");
+        foreach (var kv in c.Metrics.Where(kv => kv.Key.Contains('@'))) parts.Add($"{kv.Key}={Format(kv.Value)}");
+        return string.Join(" ", parts);
+    }
+
+    private static string Format(object v) => v switch
+    {
+        double d => d.ToString("0.###", CultureInfo.InvariantCulture),
+        _ => v.ToString() ?? "",
+    };
+
+    public static string Render(IReadOnlyList<CellResult> cells)
+    {
+        string[] head = ["repro:case", "variant", "subject", "outcome", "expected", "gate", "metrics"];
+        var rows = cells.Select(c => new[]
+        {
+            $"{c.Key.Repro}:{c.Key.Case}", c.Key.Variant, c.Key.Subject, c.Outcome.Name(),
+            c.Expected?.Outcome.Name() ?? "—", c.Gate switch
+            {
+                GateStatus.Pass => "ok", GateStatus.Unchecked => "-", GateStatus.XPass => "XPASS",
+                GateStatus.Regression => "REGRESSION", _ => "MISMATCH",
+            },
+            KeyMetrics(c),
+        }).ToList();
+        var widths = head.Select((h, i) => Math.Max(h.Length, rows.Select(r => r[i].Length).DefaultIfEmpty(0).Max())).ToArray();
+        string Line(string[] r) => string.Join("  ", r.Select((s, i) => i == r.Length - 1 ? s : s.PadRight(widths[i]))).TrimEnd();
+        var lines = new List<string> { Line(head), Line(widths.Select(w => new string('-', w)).ToArray()) };
+        lines.AddRange(rows.Select(Line));
+        foreach (var c in cells.Where(c => c.Gate is not (GateStatus.Pass or GateStatus.Unchecked)))
+        {
+            lines.Add("");
+            lines.Add($"{c.Key}: {c.GateMessage}");
+            lines.Add($"  detail:    {c.Detail}");
+            lines.Add($"  artifacts: {c.ArtifactDir}");
+            lines.Add($"  re-run:    {c.Rerun}");
+        }
+        return string.Join(Environment.NewLine, lines);
+    }
+}

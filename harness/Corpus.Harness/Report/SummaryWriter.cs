@@ -1,0 +1,107 @@
+using System.Text.Encodings.Web;
+using System.Text.Json;
+using System.Xml.Linq;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Report;
+
+/// <summary>summary.json (schema in docs/architecture.md) and JUnit XML for CI.</summary>
+public static class SummaryWriter
+{
+    public const int SchemaVersion = 1;
+
+    public static readonly JsonSerializerOptions JsonOptions = new()
+    {
+        WriteIndented = true,
+        Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping,
+    };
+
+    public static object CellJson(CellResult c, string root) => new Dictionary<string, object?>
+    {
+        ["repro"] = c.Key.Repro,
+        ["case"] = c.Key.Case,
+        ["variant"] = c.Key.Variant,
+        ["subject"] = c.Key.Subject,
+        ["outcome"] = c.Outcome.Name(),
+        ["detail"] = c.Detail,
+        ["expected"] = c.Expected?.Outcome.Name(),
+        ["expectedReason"] = c.Expected?.Reason,
+        ["reference"] = c.Expected?.Reference,
+        ["gate"] = c.Gate.ToString().ToLowerInvariant(),
+        ["gateMessage"] = c.GateMessage,
+        ["seconds"] = c.Seconds,
+        ["metrics"] = c.Metrics,
+        ["series"] = c.Series.Count == 0 ? null : new { metric = c.SeriesMetric, points = c.Series.Select(p => new[] { p.X, p.Y }) },
+        ["runs"] = c.Runs.Select(r => new
+        {
+            label = r.Label, status = r.Status, wallSeconds = r.WallSeconds,
+            peakMB = Math.Round(r.PeakBytes / 1048576.0, 1), metrics = r.Metrics, containment = r.Containment,
+        }),
+        ["captures"] = c.Captures.Select(x => new
+        {
+            backend = x.Backend, file = Rel(x.File, root), bytes = x.Bytes, seconds = x.Seconds, atSeconds = x.AtSeconds,
+            threads = x.Threads.Count, note = x.Note,
+        }),
+        ["captureErrors"] = c.CaptureErrors,
+        ["artifacts"] = c.ArtifactDir is null ? null : Rel(c.ArtifactDir, root),
+        ["rerun"] = c.Rerun,
+    };
+
+    private static string Rel(string path, string root) => Path.GetRelativePath(root, path);
+
+    public static void Write(string file, string runId, IReadOnlyList<CellResult> cells, IReadOnlyList<string> inputErrors,
+                             double seconds, string root)
+    {
+        var doc = new Dictionary<string, object?>
+        {
+            ["schema"] = SchemaVersion,
+            ["runId"] = runId,
+            ["host"] = Environment.MachineName,
+            ["seconds"] = Math.Round(seconds, 1),
+            ["passed"] = cells.All(c => c.Gate is GateStatus.Pass or GateStatus.Unchecked) && inputErrors.Count == 0,
+            ["inputErrors"] = inputErrors,
+            ["cells"] = cells.Select(c => CellJson(c, root)),
+        };
+        File.WriteAllText(file, JsonSerializer.Serialize(doc, JsonOptions));
+    }
+
+    /// <summary>One testsuite per repro, one testcase per cell; a gate difference is a failure.</summary>
+    public static void WriteJUnit(string file, IReadOnlyList<CellResult> cells, IReadOnlyList<string> inputErrors)
+    {
+        var suites = new XElement("testsuites");
+        foreach (var group in cells.GroupBy(c => c.Key.Repro))
+        {
+            var suite = new XElement("testsuite", new XAttribute("name", group.Key),
+                                     new XAttribute("tests", group.Count()),
+                                     new XAttribute("failures", group.Count(c => IsFailure(c))),
+                                     new XAttribute("time", group.Sum(c => c.Seconds)));
+            foreach (var c in group)
+            {
+                var tc = new XElement("testcase", new XAttribute("classname", $"{c.Key.Repro}.{c.Key.Case}"),
+                                      new XAttribute("name", $"{c.Key.Variant}/{c.Key.Subject}"),
+                                      new XAttribute("time", c.Seconds));
+                if (IsFailure(c))
+                    tc.Add(new XElement("failure", new XAttribute("message", c.GateMessage),
+                                        $"{c.Detail}\nre-run: {c.Rerun}\nartifacts: {c.ArtifactDir}"));
+                else if (c.Gate == GateStatus.Unchecked)
+                    tc.Add(new XElement("skipped", new XAttribute("message", c.GateMessage)));
+                tc.Add(new XElement("system-out", $"outcome: {c.Outcome.Name()}; {c.Detail}"));
+                suite.Add(tc);
+            }
+            suites.Add(suite);
+        }
+        if (inputErrors.Count > 0)
+        {
+            var suite = new XElement("testsuite", new XAttribute("name", "inputs"), new XAttribute("tests", inputErrors.Count),
+                                     new XAttribute("failures", inputErrors.Count));
+            foreach (var e in inputErrors)
+                suite.Add(new XElement("testcase", new XAttribute("name", e.Split(':')[0]),
+                                       new XElement("failure", new XAttribute("message", e))));
+            suites.Add(suite);
+        }
+        new XDocument(suites).Save(file);
+    }
+
+    private static bool IsFailure(CellResult c) => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch;
+}

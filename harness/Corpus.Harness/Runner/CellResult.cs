@@ -1,0 +1,44 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Runner;
+
+/// <summary>How an outcome compares with expected/.</summary>
+public enum GateStatus { Pass, Regression, XPass, Mismatch, Unchecked }
+
+public sealed record RunSummary(string Label, string Status, double WallSeconds, long PeakBytes,
+                                IReadOnlyDictionary<string, double> Metrics, string Containment);
+
+public sealed record SeriesPoint(double X, double Y);
+
+public sealed class CellResult
+{
+    public required CellKey Key { get; init; }
+    public Outcome Outcome { get; set; }
+    public string Detail { get; set; } = "";
+    public Expectation? Expected { get; set; }
+    public GateStatus Gate { get; set; }
+    public string GateMessage { get; set; } = "";
+    public Dictionary<string, object> Metrics { get; } = [];
+    public List<RunSummary> Runs { get; } = [];
+    public List<CaptureRecord> Captures { get; } = [];
+    public List<string> CaptureErrors { get; } = [];
+    /// <summary>Size against time for the complexity plot; empty for other families.</summary>
+    public List<SeriesPoint> Series { get; } = [];
+    public string? SeriesMetric { get; set; }
+    public string? ArtifactDir { get; set; }
+    public required string Rerun { get; init; }
+    public double Seconds { get; set; }
+
+    public static (GateStatus, string) Compare(Outcome actual, Expectation? expected)
+    {
+        if (expected is null) return (GateStatus.Unchecked, "no expectation recorded for this cell");
+        if (actual == expected.Outcome) return (GateStatus.Pass, "as expected");
+        if (expected.Outcome == Outcome.Clean && actual == Outcome.Reproduced)
+            return (GateStatus.Regression, $"REGRESSION: expected clean ({expected.Reason}), but the bug reproduced");
+        if (expected.Outcome == Outcome.Reproduced && actual == Outcome.Clean)
+            return (GateStatus.XPass,
+                    $"XPASS: expected reproduced ({expected.Reason}), but it ran clean: the subject fixed the bug or the repro broke");
+        return (GateStatus.Mismatch, $"expected {expected.Outcome.Name()}, got {actual.Name()}");
+    }
+}

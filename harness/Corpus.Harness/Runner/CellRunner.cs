@@ -1,0 +1,266 @@
+using System.Globalization;
+using System.Text.Json;
+using System.Text.RegularExpressions;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Runner;
+
+public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<string> Progress);
+
+/// <summary>Runs one (repro, case, variant, subject) cell: build, contained runs, captures, signature, outcome.</summary>
+public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools)
+{
+    public const string MetricPrefix = "METRIC ";
+
+    public async Task<CellResult> RunAsync(Manifest m, CaseSpec cs, string variant, Subject subject, Expectation? expected)
+    {
+        var key = new CellKey(m.Id, cs.Id, variant, subject.Name);
+        var dir = Path.Combine(options.RunDir, m.Id, cs.Id, variant, subject.Slug);
+        var cell = new CellResult
+        {
+            Key = key, Expected = expected, ArtifactDir = dir,
+            Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1",
+        };
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        Directory.CreateDirectory(dir);
+        File.WriteAllText(Path.Combine(dir, "rerun.txt"), cell.Rerun + "\n");
+        try
+        {
+            await RunCoreAsync(m, cs, variant, subject, cell, dir);
+        }
+        catch (Exception e)
+        {
+            cell.Outcome = Outcome.Error;
+            cell.Detail = $"harness error: {e.GetType().Name}: {e.Message}";
+            File.WriteAllText(Path.Combine(dir, "harness-error.txt"), e.ToString());
+        }
+        cell.Seconds = Math.Round(clock.Elapsed.TotalSeconds, 2);
+        (cell.Gate, cell.GateMessage) = CellResult.Compare(cell.Outcome, expected);
+        File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, options.Root),
+                          Report.SummaryWriter.JsonOptions));
+        if (cell.Gate == GateStatus.Pass && !options.Keep)
+        {
+            Directory.Delete(dir, recursive: true);
+            cell.ArtifactDir = null;
+        }
+        return cell;
+    }
+
+    private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
+    {
+        if (!m.Platforms.Contains(OperatingSystem.IsWindows() ? "windows" : "linux"))
+        {
+            cell.Outcome = Outcome.Unsupported;
+            cell.Detail = $"runs only on {string.Join(", ", m.Platforms)}";
+            return;
+        }
+        if (subject.Unavailable is { } why)
+        {
+            cell.Outcome = Outcome.Unsupported;
+            cell.Detail = $"subject {subject.Name} unavailable: {why}";
+            return;
+        }
+        var build = builder.Ensure(m, subject.Flavor);
+        if (build.Program is null)
+        {
+            cell.Outcome = Outcome.Error;
+            cell.Detail = build.Error!;
+            return;
+        }
+        cell.Metrics["runtime"] = subject.Kind == SubjectKind.Mono ? $"mono {subject.Path}" : $"coreclr {subject.Version} at {subject.Path}";
+        var backend = CaptureBackendFor(subject);
+        if (cs.Signature.Complexity is { } cx)
+            await RunSweepAsync(m, cs, variant, subject, build.Program, cx, backend, cell, dir);
+        else
+            await RunOnceAsync(m, cs, variant, subject, build.Program, backend, cell, dir);
+    }
+
+    private ICaptureBackend CaptureBackendFor(Subject s) => s.Kind == SubjectKind.Mono
+        ? new MonoThreadDump()
+        : new CoreClrCreateDump(tools, s.CreateDump, Path.Combine(options.Root, "build", "harness", "DumpFacts", "DumpFacts.dll"));
+
+    private static (string File, List<string> Args, Dictionary<string, string> Env) Command(
+        Subject s, string program, CaseSpec cs, string variant, long? n)
+    {
+        var args = cs.Args.Select(a => a.Replace("{variant}", variant)
+                                        .Replace("{n}", n?.ToString(CultureInfo.InvariantCulture) ?? "{n}")).ToList();
+        var env = new Dictionary<string, string>(cs.Env);
+        if (s.Kind == SubjectKind.Mono)
+        {
+            // Without this, Mono's crash reporter attaches gdb after an abort and can hang there.
+            env.TryAdd("MONO_DEBUG", "no-gdb-backtrace");
+            return (s.Path, ["--debug", program, .. args], env);
+        }
+        env["DOTNET_ROOT"] = s.Path;
+        env.TryAdd("DOTNET_CLI_TELEMETRY_OPTOUT", "1");
+        // --fx-version pins the exact runtime of the subject, even when the root holds several.
+        return (Path.Combine(s.Path, "dotnet"), ["exec", "--fx-version", s.Version!, program, .. args], env);
+    }
+
+    private async Task<(RunResult Run, Dictionary<string, double> Metrics)> ExecuteAsync(
+        Subject s, string program, CaseSpec cs, string variant, long? n, string dir, string label,
+        TimedCapture? timed, ICaptureBackend backend, CellResult cell)
+    {
+        var (file, args, env) = Command(s, program, cs, variant, n);
+        var spec = new ProcessSpec(file, args, dir, Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"),
+                                   TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, env);
+        using var p = new ContainedProcess(spec);
+        Task? captureTask = null;
+        if (timed is not null)
+        {
+            if (backend.Unavailable is { } why) cell.CaptureErrors.Add($"{backend.Name}: {why}");
+            else
+            {
+                var trigger = new TaskCompletionSource();
+                p.Line += (line, _, _) => { if (line.Contains(timed.Marker)) trigger.TrySetResult(); };
+                captureTask = CaptureSeriesAsync(p, trigger.Task, timed, backend, Path.Combine(dir, "captures"), cell);
+            }
+        }
+        var run = await p.WaitAsync();
+        if (captureTask is not null) await captureTask;
+        var metrics = new Dictionary<string, double>();
+        // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
+        foreach (var line in run.Stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
+        {
+            try
+            {
+                using var doc = JsonDocument.Parse(line[(line.IndexOf(MetricPrefix, StringComparison.Ordinal) + MetricPrefix.Length)..]);
+                foreach (var prop in doc.RootElement.EnumerateObject())
+                    if (prop.Value.ValueKind == JsonValueKind.Number) metrics[prop.Name] = prop.Value.GetDouble();
+            }
+            catch (JsonException e) { cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
+        }
+        cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment));
+        return (run, metrics);
+    }
+
+    /// <summary>procdump -s/-n: after the marker and a delay, count snapshots an interval apart while the target lives.</summary>
+    private static async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, ICaptureBackend backend,
+                                                 string dir, CellResult cell)
+    {
+        var exited = Task.Run(async () => { while (!p.HasExited) await Task.Delay(50); });
+        if (await Task.WhenAny(trigger, exited) != trigger) return;
+        await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
+        Directory.CreateDirectory(dir);
+        for (var i = 0; i < timed.Count && !p.HasExited; i++)
+        {
+            if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
+            try
+            {
+                var record = await backend.SnapshotAsync(p, dir, i, CancellationToken.None);
+                lock (cell.Captures) cell.Captures.Add(record);
+            }
+            catch (Exception e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{backend.Name} snapshot {i}: {e.Message}"); }
+        }
+    }
+
+    private async Task RunOnceAsync(Manifest m, CaseSpec cs, string variant, Subject s, string program, ICaptureBackend backend,
+                                    CellResult cell, string dir)
+    {
+        options.Progress($"{cell.Key} …");
+        var (run, metrics) = await ExecuteAsync(s, program, cs, variant, null, dir, "run", cs.Timed, backend, cell);
+        foreach (var kv in metrics) cell.Metrics[kv.Key] = kv.Value;
+        cell.Metrics["wall_s"] = run.WallSeconds;
+        cell.Metrics["peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
+        cell.Metrics["status"] = run.Status;
+        var sig = cs.Signature;
+        var bug = ProcessMatch.Mismatch(sig.Process!, run);
+        if (bug is null)
+        {
+            cell.Outcome = Outcome.Reproduced;
+            cell.Detail = $"{run.Status}; output matches the signature";
+            CheckStacks(sig, cell);
+            return;
+        }
+        var clean = ProcessMatch.Mismatch(sig.Clean, run);
+        if (clean is null)
+        {
+            cell.Outcome = Outcome.Clean;
+            cell.Detail = $"{run.Status} in {run.WallSeconds:0.00} s; no signature ({bug})";
+            return;
+        }
+        cell.Outcome = Outcome.WrongFailure;
+        cell.Detail = $"{run.Status}: not the signature ({bug}) and not clean ({clean}); {ProcessMatch.Tail(run)}";
+    }
+
+    private async Task RunSweepAsync(Manifest m, CaseSpec cs, string variant, Subject s, string program, ComplexitySpec cx,
+                                     ICaptureBackend backend, CellResult cell, string dir)
+    {
+        var sizes = cx.Sizes.Order().ToList();
+        cell.SeriesMetric = cx.Metric;
+        var points = new List<(double N, double Seconds)>();
+        foreach (var n in sizes)
+        {
+            // Short runs are repeated and the minimum kept: it is the least disturbed by the host.
+            var best = double.MaxValue;
+            double spent = 0;
+            for (var rep = 0; rep == 0 || (spent < cx.RepeatUnderSec && rep < 5); rep++)
+            {
+                options.Progress($"{cell.Key} n={n} rep {rep + 1} …");
+                var (run, metrics) = await ExecuteAsync(s, program, cs, variant, n, dir, $"n{n}-rep{rep}", null, backend, cell);
+                spent += run.WallSeconds;
+                if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad || !metrics.TryGetValue(cx.Metric, out var value))
+                {
+                    cell.Outcome = Outcome.WrongFailure;
+                    cell.Detail = $"run n={n} did not finish cleanly ({ProcessMatch.Mismatch(cs.Signature.Clean, run) ?? $"no metric '{cx.Metric}'"}); "
+                                  + ProcessMatch.Tail(run);
+                    return;
+                }
+                best = Math.Min(best, value);
+            }
+            points.Add((n, Math.Max(best, 1e-6)));
+            cell.Series.Add(new SeriesPoint(n, best));
+            options.Progress($"{cell.Key} n={n}: {cx.Metric}={best:0.000}");
+        }
+        if (cs.Timed is not null)
+        {
+            // Snapshots stop the process while they are written, so they get a run of their own that is not timed.
+            options.Progress($"{cell.Key} n={sizes[^1]} capture run …");
+            await ExecuteAsync(s, program, cs, variant, sizes[^1], dir, $"capture-n{sizes[^1]}", cs.Timed, backend, cell);
+        }
+        var fit = ComplexityFit.LogLog(points);
+        cell.Metrics["exponent"] = Math.Round(fit.Exponent, 3);
+        cell.Metrics["r2"] = Math.Round(fit.R2, 4);
+        cell.Metrics[$"{cx.Metric}@{sizes[^1]}"] = Math.Round(points[^1].Seconds, 4);
+        if (fit.Exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
+        {
+            cell.Outcome = Outcome.Reproduced;
+            cell.Detail = $"exponent {fit.Exponent:0.00} ≥ {cx.ReproducedMin} (r² {fit.R2:0.000})";
+            CheckStacks(cs.Signature, cell);
+        }
+        else if (fit.Exponent <= cx.CleanMax)
+        {
+            cell.Outcome = Outcome.Clean;
+            cell.Detail = $"exponent {fit.Exponent:0.00} ≤ {cx.CleanMax} (r² {fit.R2:0.000})";
+        }
+        else
+        {
+            cell.Outcome = Outcome.WrongFailure;
+            cell.Detail = $"exponent {fit.Exponent:0.00} (r² {fit.R2:0.000}) is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2})";
+        }
+    }
+
+    /// <summary>Stack facts: a reproduction must also show the hot path in a snapshot, when the case asks for it.</summary>
+    private static void CheckStacks(Signature sig, CellResult cell)
+    {
+        if (sig.Stacks is null) return;
+        var re = new Regex(sig.Stacks.Frame);
+        var hits = cell.Captures.SelectMany(c => c.Threads.Select(t => (c, t)))
+                       .Where(x => x.t.Frames.Any(f => re.IsMatch(f))).ToList();
+        cell.Metrics["stack_hits"] = $"{hits.Select(h => h.c).Distinct().Count()}/{cell.Captures.Count} snapshots";
+        if (hits.Count > 0)
+        {
+            var (c, t) = hits[0];
+            cell.Metrics["hot_frames"] = t.Frames.Take(6).ToList();
+            cell.Detail += $"; snapshot {Path.GetFileName(c.File)} shows /{sig.Stacks.Frame}/ on thread '{t.Thread}'";
+            return;
+        }
+        cell.Outcome = Outcome.WrongFailure;
+        cell.Detail += cell.Captures.Count == 0
+            ? $"; but no stack snapshot was taken ({string.Join("; ", cell.CaptureErrors)})"
+            : $"; but no snapshot shows /{sig.Stacks.Frame}/";
+    }
+}

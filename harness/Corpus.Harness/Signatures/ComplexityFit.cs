@@ -1,0 +1,30 @@
+namespace Corpus.Harness.Signatures;
+
+/// <summary>Least-squares line through (log n, log t): the slope is the complexity exponent.</summary>
+public sealed record ComplexityFit(double Exponent, double Intercept, double R2, int Points)
+{
+    public static ComplexityFit LogLog(IReadOnlyList<(double N, double Seconds)> points)
+    {
+        if (points.Count < 2) throw new ArgumentException("a slope needs at least two points");
+        if (points.Any(p => p.N <= 0 || p.Seconds <= 0 || double.IsNaN(p.Seconds)))
+            throw new ArgumentException("log-log fitting needs positive sizes and times");
+        var xs = points.Select(p => Math.Log(p.N)).ToArray();
+        var ys = points.Select(p => Math.Log(p.Seconds)).ToArray();
+        double mx = xs.Average(), my = ys.Average();
+        double sxx = 0, sxy = 0, syy = 0;
+        for (var i = 0; i < xs.Length; i++)
+        {
+            sxx += (xs[i] - mx) * (xs[i] - mx);
+            sxy += (xs[i] - mx) * (ys[i] - my);
+            syy += (ys[i] - my) * (ys[i] - my);
+        }
+        if (sxx == 0) throw new ArgumentException("all sizes are equal");
+        var slope = sxy / sxx;
+        // A flat series (syy == 0) is perfectly explained by a zero slope.
+        var r2 = syy == 0 ? 1.0 : sxy * sxy / (sxx * syy);
+        return new ComplexityFit(slope, my - slope * mx, r2, points.Count);
+    }
+
+    /// <summary>The fitted time at size n.</summary>
+    public double Predict(double n) => Math.Exp(Intercept + Exponent * Math.Log(n));
+}

@@ -1,0 +1,38 @@
+using System.Text.RegularExpressions;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>Process-level signature family: exit status or signal, output patterns, duration.</summary>
+public static class ProcessMatch
+{
+    /// <summary>Null when the run fits the pattern, otherwise what did not fit.</summary>
+    public static string? Mismatch(ProcessPattern pattern, RunResult run)
+    {
+        var exitOk = pattern.Exit switch
+        {
+            "any" => true,
+            "zero" => run.ExitCode == 0 && !run.TimedOut && !run.MemoryCapped,
+            "nonzero" => !run.TimedOut && !run.MemoryCapped && (run.Signal is not null || run.ExitCode is not 0),
+            "timeout" => run.TimedOut,
+            var sig => run.Signal == sig && !run.TimedOut && !run.MemoryCapped,
+        };
+        if (!exitOk) return $"expected exit '{pattern.Exit}', got {run.Status}";
+        var text = run.Stdout + run.Stderr;
+        foreach (var p in pattern.Output)
+            if (!Regex.IsMatch(text, p, RegexOptions.Multiline))
+                return $"output lacks /{p}/";
+        if (pattern.MaxSeconds is { } max && run.WallSeconds > max)
+            return $"took {run.WallSeconds:0.00} s, more than {max} s";
+        return null;
+    }
+
+    /// <summary>The last lines of stderr (or stdout), to say in one line why a run failed.</summary>
+    public static string Tail(RunResult run, int lines = 3)
+    {
+        var text = string.IsNullOrWhiteSpace(run.Stderr) ? run.Stdout : run.Stderr;
+        var all = text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        return string.Join(" | ", all.TakeLast(lines));
+    }
+}
