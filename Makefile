@@ -8,6 +8,7 @@ SUBJECT ?=
 VARIANT ?=
 CASE    ?=
 KEEP    ?=
+RUNS    ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
 DEMO_REPRO    := binaryformatter-quadratic
@@ -16,7 +17,7 @@ DEMO_SUBJECTS := mono,net10
 # With no REPRO, run the workshop demo; with REPRO, that repro on its default subjects unless SUBJECT says otherwise.
 SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
-         $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep)
+         $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
 
 .PHONY: setup run test unit gate validate clean
 setup:

@@ -16,6 +16,7 @@ public static class Program
                       --subject S[,S]   built-in name (mono, net10, net8) or mono:PATH, coreclr:DOTNET_ROOT
                       --exclude-tag T   skip cases with this tag (e.g. slow)
                       --keep            keep artifacts of cells that matched expected/
+                      --runs N          races: exactly N runs per cell (a rate), not stop at the first hit
                       --run-id ID       name of artifacts/<run-id>/ (default: UTC time)
           validate  check every manifest and expected file
           subjects  list built-in subjects and whether they are usable here
@@ -122,7 +123,11 @@ public static class Program
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
-        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress), new Builder(root, tools), tools);
+        int? forceRuns = args.Get("runs") is { } r
+            ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
+            : null;
+        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
+                                    new Builder(root, tools), tools);
         var cells = new List<CellResult>();
         for (var i = 0; i < plan.Count; i++)
         {

@@ -82,6 +82,23 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
     }
 }
 
+/// <summary>Races: repeat a run until the first hit, or until enough clean runs bound the rate below epsilon.</summary>
+public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSec)
+{
+    public int RunsForClean => Signatures.RaceStatistics.RunsForClean(Epsilon);
+
+    public static StatisticsSpec Read(Fields f)
+    {
+        f.AllowOnly("epsilon", "maxRuns", "budgetSec");
+        var eps = f.NumberOr("epsilon", 0.01)!.Value;
+        if (eps is <= 0 or >= 1) throw f.Error($"must be between 0 and 1, found {eps}", "epsilon");
+        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1)!.Value, f.NumberOr("budgetSec", 120)!.Value);
+        if (spec.MaxRuns < spec.RunsForClean)
+            throw f.Error($"{spec.MaxRuns} runs can never show p < {eps} at 95%; at least {spec.RunsForClean} are needed", "maxRuns");
+        return spec;
+    }
+}
+
 public sealed record StacksSpec(string Frame)
 {
     public static StacksSpec Read(Fields f)
@@ -95,11 +112,12 @@ public sealed record StacksSpec(string Frame)
 }
 
 /// <summary>The facts that prove this bug; at least one family must be present.</summary>
-public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks)
+public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
+                               StatisticsSpec? Statistics = null)
 {
     public static Signature Read(Fields f)
     {
-        f.AllowOnly("process", "clean", "complexity", "stacks");
+        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
@@ -113,7 +131,10 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
             try { _ = new System.Text.RegularExpressions.Regex(pattern); }
             catch (ArgumentException e) { throw f.Error($"'{pattern}' is not a valid regular expression: {e.Message}"); }
         }
-        return new Signature(process, clean, complexity, stacks);
+        var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
+        if (statistics is not null && process is null)
+            throw f.Error("repeats need a 'process' signature to count hits", "statistics");
+        return new Signature(process, clean, complexity, stacks, statistics);
     }
 }
 

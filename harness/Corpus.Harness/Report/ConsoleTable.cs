@@ -6,7 +6,8 @@ namespace Corpus.Harness.Report;
 
 public static class ConsoleTable
 {
-    private static readonly string[] Preferred = ["exponent", "r2", "status", "wall_s", "peak_mb", "stack_hits"];
+    private static readonly string[] Preferred =
+        ["exponent", "r2", "hits", "runs", "rate_ci95", "p_upper95", "s_per_run", "status", "wall_s", "peak_mb", "stack_hits"];
 
     /// <summary>The few metrics a person reads first.</summary>
     public static string KeyMetrics(CellResult c)
@@ -21,6 +22,7 @@ public static class ConsoleTable
     private static string Format(object v) => v switch
     {
         double d => d.ToString("0.###", CultureInfo.InvariantCulture),
+        double[] a => "[" + string.Join(", ", a.Select(x => x.ToString("0.####", CultureInfo.InvariantCulture))) + "]",
         _ => v.ToString() ?? "",
     };
 

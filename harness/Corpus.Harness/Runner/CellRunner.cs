@@ -8,7 +8,8 @@ using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Runner;
 
-public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<string> Progress);
+/// <param name="ForceRuns">For races: run exactly this many times, without stopping at the first hit, to measure a rate.</param>
+public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<string> Progress, int? ForceRuns = null);
 
 /// <summary>Runs one (repro, case, variant, subject) cell: build, contained runs, captures, signature, outcome.</summary>
 public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools)
@@ -74,6 +75,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var backend = CaptureBackendFor(subject);
         if (cs.Signature.Complexity is { } cx)
             await RunSweepAsync(m, cs, variant, subject, build.Program, cx, backend, cell, dir);
+        else if (cs.Signature.Statistics is { } st)
+            await RunRepeatedAsync(cs, variant, subject, build.Program, st, backend, cell, dir);
         else
             await RunOnceAsync(m, cs, variant, subject, build.Program, backend, cell, dir);
     }
@@ -166,24 +169,95 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         cell.Metrics["wall_s"] = run.WallSeconds;
         cell.Metrics["peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
         cell.Metrics["status"] = run.Status;
-        var sig = cs.Signature;
+        var (outcome, detail) = Classify(cs.Signature, run);
+        cell.Outcome = outcome;
+        cell.Detail = detail;
+        if (outcome == Outcome.Reproduced) CheckStacks(cs.Signature, cell);
+    }
+
+    /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>
+    private static (Outcome, string) Classify(Signature sig, RunResult run)
+    {
         var bug = ProcessMatch.Mismatch(sig.Process!, run);
-        if (bug is null)
+        if (bug is null) return (Outcome.Reproduced, $"{run.Status}; output matches the signature");
+        var clean = ProcessMatch.Mismatch(sig.Clean, run);
+        if (clean is null) return (Outcome.Clean, $"{run.Status} in {run.WallSeconds:0.00} s; no signature ({bug})");
+        return (Outcome.WrongFailure, $"{run.Status}: not the signature ({bug}) and not clean ({clean}); {ProcessMatch.Tail(run)}");
+    }
+
+    /// <summary>
+    /// Statistics family: repeat until the first hit, or until enough clean runs bound the rate below epsilon
+    /// at 95%. A run that fails any other way stops the cell as a wrong-failure.
+    /// </summary>
+    private async Task RunRepeatedAsync(CaseSpec cs, string variant, Subject s, string program, StatisticsSpec st,
+                                        ICaptureBackend backend, CellResult cell, string dir)
+    {
+        var needed = st.RunsForClean;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        int runs = 0, hits = 0;
+        string? firstHit = null;
+        var forced = options.ForceRuns;
+        while (forced is { } f ? runs < f : runs < st.MaxRuns && clock.Elapsed.TotalSeconds < st.BudgetSec)
+        {
+            var label = $"run{runs:D4}";
+            var (run, _) = await ExecuteAsync(s, program, cs, variant, null, dir, label, cs.Timed, backend, cell);
+            runs++;
+            var (outcome, detail) = Classify(cs.Signature, run);
+            if (outcome == Outcome.WrongFailure)
+            {
+                cell.Outcome = Outcome.WrongFailure;
+                cell.Detail = $"run {runs}: {detail}";
+                RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
+                return;
+            }
+            if (outcome == Outcome.Reproduced)
+            {
+                hits++;
+                firstHit ??= label;
+                options.Progress($"{cell.Key} hit in run {runs}: {detail}");
+                if (forced is null) break;
+            }
+            else if (runs > 1 && label != firstHit)
+            {
+                // Hundreds of clean runs: keep the first one's output only.
+                File.Delete(run.StdoutFile);
+                File.Delete(run.StderrFile);
+            }
+            if (forced is null && hits == 0 && runs >= needed) break;
+            if (runs % 50 == 0) options.Progress($"{cell.Key} {hits}/{runs} hits, {clock.Elapsed.TotalSeconds:0} s");
+        }
+        var rate = RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
+        if (hits > 0)
         {
             cell.Outcome = Outcome.Reproduced;
-            cell.Detail = $"{run.Status}; output matches the signature";
-            CheckStacks(sig, cell);
-            return;
+            cell.Detail = $"first hit in {firstHit} ({rate}); output matches the signature";
+            CheckStacks(cs.Signature, cell);
         }
-        var clean = ProcessMatch.Mismatch(sig.Clean, run);
-        if (clean is null)
+        else if (runs >= needed)
         {
             cell.Outcome = Outcome.Clean;
-            cell.Detail = $"{run.Status} in {run.WallSeconds:0.00} s; no signature ({bug})";
-            return;
+            cell.Detail = $"0 hits in {runs} runs: p < {RaceStatistics.UpperBoundAfterZeroHits(runs):P2} at 95% (needed {needed} runs for p < {st.Epsilon:P0})";
         }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail = $"{run.Status}: not the signature ({bug}) and not clean ({clean}); {ProcessMatch.Tail(run)}";
+        else
+        {
+            cell.Outcome = Outcome.Error;
+            cell.Detail = $"inconclusive: 0 hits in {runs} runs within the {st.BudgetSec:0} s budget; "
+                          + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)";
+        }
+    }
+
+    private static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
+    {
+        var rate = RaceStatistics.Wilson(hits, runs);
+        cell.Metrics["hits"] = hits;
+        cell.Metrics["runs"] = runs;
+        cell.Metrics["rate"] = Math.Round(rate.Point, 4);
+        cell.Metrics["rate_ci95"] = new[] { Math.Round(rate.Low, 4), Math.Round(rate.High, 4) };
+        cell.Metrics["runs_for_clean"] = needed;
+        if (hits == 0) cell.Metrics["p_upper95"] = Math.Round(RaceStatistics.UpperBoundAfterZeroHits(runs), 4);
+        cell.Metrics["race_s"] = Math.Round(seconds, 1);
+        cell.Metrics["s_per_run"] = runs == 0 ? 0 : Math.Round(seconds / runs, 3);
+        return rate;
     }
 
     private async Task RunSweepAsync(Manifest m, CaseSpec cs, string variant, Subject s, string program, ComplexitySpec cx,
