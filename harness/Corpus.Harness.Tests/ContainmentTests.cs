@@ -101,4 +101,59 @@ public sealed class ContainmentTests : IDisposable
         Assert.False(Directory.Exists(cg.Dir));
         Assert.True(sleeper.WaitForExit(5000));
     }
+
+    [Fact]
+    public void NewShmEntriesAreSweptUnlessSomeoneHoldsThem()
+    {
+        var leaked = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-leak-{Environment.ProcessId}");
+        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-held-{Environment.ProcessId}");
+        try
+        {
+            using var holder = new FileStream(held, FileMode.Create);
+            var janitor = new ShmJanitor(_dir);
+            File.WriteAllText(leaked, "x");
+            janitor.Dispose();
+            Assert.False(File.Exists(leaked));
+            // Created before the janitor started: not ours, kept.
+            Assert.True(File.Exists(held));
+            Assert.Contains(Path.GetFileName(leaked), janitor.Removed);
+        }
+        finally
+        {
+            File.Delete(leaked);
+            File.Delete(held);
+        }
+    }
+
+    [Fact]
+    public void ASegmentOpenedDuringTheRunIsLeftToItsOwner()
+    {
+        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-live-{Environment.ProcessId}");
+        try
+        {
+            var janitor = new ShmJanitor(_dir);
+            using (new FileStream(held, FileMode.Create))
+            {
+                janitor.Dispose();
+                Assert.True(File.Exists(held));
+            }
+        }
+        finally { File.Delete(held); }
+    }
+
+    [Fact]
+    public void TheLedgerOfADeadHarnessIsFinished()
+    {
+        var leaked = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-stale-{Environment.ProcessId}");
+        var ledger = Path.Combine(_dir, "shm-999999999.ledger");
+        File.WriteAllLines(ledger, Directory.GetFileSystemEntries(ShmJanitor.ShmDir).Select(Path.GetFileName).OfType<string>());
+        File.WriteAllText(leaked, "x");
+        try
+        {
+            Assert.True(ShmJanitor.CleanStale(_dir) >= 1);
+            Assert.False(File.Exists(leaked));
+            Assert.False(File.Exists(ledger));
+        }
+        finally { File.Delete(leaked); }
+    }
 }

@@ -38,7 +38,7 @@ public static class Program
                 "run" => await RunAsync(root, args),
                 "validate" => Validate(root),
                 "subjects" => Subjects(root),
-                "clean" => Clean(),
+                "clean" => Clean(root),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
@@ -79,16 +79,18 @@ public static class Program
         return 0;
     }
 
-    private static int Clean()
+    private static int Clean(string root)
     {
         var n = MemoryCgroup.CleanStale();
-        Console.WriteLine($"removed {n} leftover cgroups");
+        var shm = ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
+        Console.WriteLine($"removed {n} leftover cgroups and {shm} leftover /dev/shm entries");
         return 0;
     }
 
     private static async Task<int> RunAsync(string root, Args args)
     {
         MemoryCgroup.CleanStale();
+        ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
         var catalog = Catalog.Load(root);
         var errors = catalog.Errors.ToList();
         var repros = args.List("repro");

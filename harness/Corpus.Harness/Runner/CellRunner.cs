@@ -110,6 +110,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var (file, args, env) = Command(s, program, cs, variant, n);
         var spec = new ProcessSpec(file, args, dir, Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"),
                                    TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, env);
+        using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
         using var p = new ContainedProcess(spec);
         Task? captureTask = null;
         if (timed is not null)
