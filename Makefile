@@ -28,8 +28,15 @@ run: setup
 
 test: setup unit gate
 
+# xUnit for every C# project, then GoogleTest (through CTest) for every repro with a cpp/ folder.
 unit:
 	dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
+	@set -e; for dir in repros/*/cpp; do \
+	  id=$$(basename $$(dirname $$dir)); out=build/$$id/ctest; \
+	  cmake -S $$dir -B $$out -DCMAKE_BUILD_TYPE=Release >/dev/null; \
+	  cmake --build $$out -j 2 >/dev/null; \
+	  ctest --test-dir $$out --output-on-failure; \
+	done
 
 gate:
 	ci/gate.sh

@@ -112,7 +112,7 @@ public static class Program
                 if (args.List("case") is { Count: > 0 } cases && !cases.Contains(cs.Id)) continue;
                 if (args.List("exclude-tag").Intersect(cs.Tags).Any()) continue;
                 foreach (var v in m.Variants.Where(v => args.List("variant") is not { Count: > 0 } vs || vs.Contains(v)))
-                    foreach (var s in subjectArg.Count > 0 ? subjectArg : m.Subjects)
+                    foreach (var s in subjectArg.Count > 0 ? subjectArg : cs.Subjects)
                         plan.Add((entry, cs, v, SubjectFor(s)));
             }
         }

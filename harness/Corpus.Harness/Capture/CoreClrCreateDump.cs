@@ -7,7 +7,7 @@ namespace Corpus.Harness.Capture;
 /// CoreCLR's own createdump writes a core of the live process; the dump-facts tool (ClrMD) turns it into
 /// threads with managed frames. dotnet-dump would do the same but the NuGet copy here does not carry it.
 /// </summary>
-public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, string dumpFactsDll) : ICaptureBackend
+public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, string dumpFactsDll, bool heap = false) : ICaptureBackend
 {
     public string Name => "createdump";
 
@@ -26,10 +26,19 @@ public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, st
         if (r.ExitCode != 0 || !File.Exists(core)) throw new InvalidOperationException(r.Describe("createdump"));
         var bytes = new FileInfo(core).Length;
         var facts = Path.Combine(dir, $"snapshot-{index}.facts.json");
-        var f = await Task.Run(() => runner.Run("dotnet", [dumpFactsDll, core, "--no-heap", "--out", facts],
-                                                TimeSpan.FromMinutes(5)), CancellationToken.None);
+        string[] factArgs = heap ? [dumpFactsDll, core, "--top", "100000", "--out", facts] : [dumpFactsDll, core, "--no-heap", "--out", facts];
+        var f = await Task.Run(() => runner.Run("dotnet", factArgs, TimeSpan.FromMinutes(5)), CancellationToken.None);
         if (f.ExitCode != 0) throw new InvalidOperationException(f.Describe("dump-facts"));
-        return new CaptureRecord(Name, core, bytes, r.Seconds, Math.Round(at, 3), ReadThreads(facts));
+        return new CaptureRecord(Name, core, bytes, r.Seconds, Math.Round(at, 3), ReadThreads(facts), null, ReadHeap(facts));
+    }
+
+    /// <summary>Live instances by type name, when the dump's heap was walked.</summary>
+    public static IReadOnlyDictionary<string, long>? ReadHeap(string factsFile)
+    {
+        using var doc = JsonDocument.Parse(File.ReadAllText(factsFile));
+        if (!doc.RootElement.TryGetProperty("heap", out var heap) || heap.ValueKind != JsonValueKind.Object) return null;
+        return heap.GetProperty("types").EnumerateArray()
+                   .ToDictionary(t => t.GetProperty("type").GetString() ?? "?", t => t.GetProperty("count").GetInt64());
     }
 
     public static IReadOnlyList<ThreadStack> ReadThreads(string factsFile)

@@ -7,7 +7,8 @@ public sealed record ThreadStack(string Thread, IReadOnlyList<string> Frames);
 
 /// <summary>One capture: what was written, how big it is and how long it took.</summary>
 public sealed record CaptureRecord(string Backend, string File, long Bytes, double Seconds, double AtSeconds,
-                                   IReadOnlyList<ThreadStack> Threads, string? Note = null);
+                                   IReadOnlyList<ThreadStack> Threads, string? Note = null,
+                                   IReadOnlyDictionary<string, long>? HeapCounts = null);
 
 /// <summary>
 /// procdump semantics behind one interface: a backend takes one snapshot of a live process; the timed series

@@ -36,7 +36,7 @@ public static class ExpectedFile
         // Defects4J's rule: a bug whose trigger is not recorded is a metadata error.
         foreach (var cs in manifest.Cases)
             foreach (var v in manifest.Variants)
-                foreach (var s in manifest.Subjects)
+                foreach (var s in cs.Subjects)
                     if (list.All(e => e.Key != new CellKey(repro, cs.Id, v, s)))
                         throw f.Error($"no expected outcome for the default cell {cs.Id}/{v}/{s}", "cells");
         return list;

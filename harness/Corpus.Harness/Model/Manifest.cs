@@ -30,18 +30,20 @@ public sealed record Budget(int TimeoutSec, int MemoryMB)
 }
 
 /// <summary>How to build the repro for each kind of subject.</summary>
-public sealed record BuildSpec(string? DotnetProject, string? Assembly, IReadOnlyList<string> MonoSources)
+public sealed record BuildSpec(string? DotnetProject, string? Assembly, IReadOnlyList<string> MonoSources, string? CmakeDir)
 {
     public static BuildSpec Read(Fields f)
     {
-        f.AllowOnly("dotnet", "mono");
+        f.AllowOnly("dotnet", "mono", "cmake");
         var dotnet = f.ObjectOr("dotnet");
         dotnet?.AllowOnly("project", "assembly");
         var mono = f.ObjectOr("mono");
         mono?.AllowOnly("sources");
-        if (dotnet is null && mono is null) throw f.Error("needs at least one of 'dotnet' or 'mono'");
+        var cmake = f.ObjectOr("cmake");
+        cmake?.AllowOnly("dir");
+        if (dotnet is null && mono is null && cmake is null) throw f.Error("needs at least one of 'dotnet', 'mono' or 'cmake'");
         return new BuildSpec(dotnet?.String("project"), dotnet?.String("assembly") ?? null,
-                             mono?.Strings("sources") ?? []);
+                             mono?.Strings("sources") ?? [], cmake?.String("dir"));
     }
 }
 
@@ -99,6 +101,45 @@ public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSe
     }
 }
 
+/// <summary>A run that shows a missing prerequisite (e.g. a runtime that cannot run the repro at all).</summary>
+public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
+{
+    public static UnsupportedSpec Read(Fields f)
+    {
+        f.AllowOnly("exit", "output", "reason");
+        return new UnsupportedSpec(new ProcessPattern(f.Enum("exit", ProcessPattern.ExitForms, "any", required: false),
+                                                      f.Strings("output"), null), f.String("reason"));
+    }
+}
+
+/// <summary>
+/// Leak family for shared memory: when the marker line appears, system Shmem has grown by about LeakBytes while
+/// the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd objects of that size.
+/// </summary>
+public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnTolerance,
+                               double SettleSec)
+{
+    public static ShmemSpec Read(Fields f)
+    {
+        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnTolerance", "settleSec");
+        var leak = f.NumberOr("leakBytes", null, required: true)!.Value;
+        if (leak <= 0) throw f.Error("must be positive", "leakBytes");
+        return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10)!.Value,
+                             f.NumberOr("maxRssFraction", 0.10)!.Value, f.NumberOr("returnTolerance", 0.05)!.Value,
+                             f.NumberOr("settleSec", 0.5)!.Value);
+    }
+}
+
+/// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>
+public sealed record HeapSpec(string Type, int Count)
+{
+    public static HeapSpec Read(Fields f)
+    {
+        f.AllowOnly("type", "count");
+        return new HeapSpec(f.String("type"), f.IntOr("count", null, required: true, min: 0)!.Value);
+    }
+}
+
 public sealed record StacksSpec(string Frame)
 {
     public static StacksSpec Read(Fields f)
@@ -113,19 +154,21 @@ public sealed record StacksSpec(string Frame)
 
 /// <summary>The facts that prove this bug; at least one family must be present.</summary>
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
-                               StatisticsSpec? Statistics = null)
+                               StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
+                               UnsupportedSpec? Unsupported = null)
 {
     public static Signature Read(Fields f)
     {
-        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics");
+        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
         var stacks = f.ObjectOr("stacks") is { } s ? StacksSpec.Read(s) : null;
-        if (process is null && complexity is null)
-            throw f.Error("a repro without a signature proves nothing: give 'process' or 'complexity'");
-        if (process is not null && complexity is not null)
-            throw f.Error("give either 'process' or 'complexity', not both");
+        var shmem = f.ObjectOr("shmem") is { } sh ? ShmemSpec.Read(sh) : null;
+        var families = new object?[] { process, complexity, shmem }.Count(x => x is not null);
+        if (families == 0)
+            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity' or 'shmem'");
+        if (families > 1) throw f.Error("give one of 'process', 'complexity' or 'shmem', not several");
         foreach (var pattern in (process?.Output ?? []).Concat(clean.Output))
         {
             try { _ = new System.Text.RegularExpressions.Regex(pattern); }
@@ -134,24 +177,32 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
         if (statistics is not null && process is null)
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
-        return new Signature(process, clean, complexity, stacks, statistics);
+        var heap = f.ObjectOr("heap") is { } hp ? HeapSpec.Read(hp) : null;
+        var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported);
     }
 }
 
 /// <summary>procdump -s/-n semantics, started when a marker line appears.</summary>
-public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count)
+public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap)
 {
     public static TimedCapture Read(Fields f)
     {
-        f.AllowOnly("marker", "delaySec", "intervalSec", "count");
+        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap");
         return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0)!.Value,
-                                f.NumberOr("intervalSec", 1)!.Value, f.IntOr("count", 3, min: 1)!.Value);
+                                f.NumberOr("intervalSec", 1)!.Value, f.IntOr("count", 3, min: 1)!.Value,
+                                f.BoolOr("heap", false));
     }
 }
 
+/// <param name="Program">"main" (the .NET/Mono build) or "cmake:TARGET" (a native program, run on a native subject).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
-                              IReadOnlyDictionary<string, string> Env);
+                              IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
+                              IReadOnlyList<string> Platforms, string Program = "main")
+{
+    public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
+}
 
 public sealed record Manifest(
     string File, string Dir, string Id, string Title, string Kind, IReadOnlyList<string> References,
@@ -172,15 +223,15 @@ public sealed record Manifest(
         var id = f.String("id");
         if (id != Path.GetFileName(dir))
             throw f.Error($"'{id}' must equal the folder name '{Path.GetFileName(dir)}'", "id");
-        var platforms = f.Strings("platforms", required: false);
-        foreach (var p in platforms)
-            if (!KnownPlatforms.Contains(p)) throw f.Error($"'{p}' is not one of: {string.Join(", ", KnownPlatforms)}", "platforms");
+        var platforms = ReadPlatforms(f) is { Count: > 0 } mp ? mp : KnownPlatforms;
+        var subjects = f.Strings("subjects");
+        var buildSpec = BuildSpec.Read(f.Object("build"));
         var budget = Budget.Read(f.ObjectOr("budget"), DefaultBudget);
         var env = f.StringMap("env");
         var cases = new List<CaseSpec>();
         foreach (var c in f.Objects("cases"))
         {
-            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env");
+            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program");
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly("timed");
             var caseEnv = new Dictionary<string, string>(env);
@@ -188,15 +239,29 @@ public sealed record Manifest(
             var spec = new CaseSpec(c.String("id"), c.StringOr("title", "")!, c.Strings("args"),
                                     c.Strings("tags", required: false, nonEmpty: false),
                                     Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature")),
-                                    capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv);
+                                    capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
+                                    c.Strings("subjects", required: false) is { Count: > 0 } cs ? cs : subjects,
+                                    ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
+                                    c.StringOr("program", "main")!);
+            if (spec.Program != "main" && spec.CmakeTarget is null)
+                throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
+            if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
+                throw c.Error("a cmake program needs 'build.cmake'", "program");
             if (spec.Signature.Complexity is not null && !spec.Args.Any(a => a.Contains("{n}")))
                 throw c.Error("a complexity signature needs '{n}' in the arguments", "args");
             if (cases.Any(x => x.Id == spec.Id)) throw c.Error($"duplicate case id '{spec.Id}'", "id");
             cases.Add(spec);
         }
         return new Manifest(file, dir, id, f.String("title"), f.Enum("kind", Kinds),
-                            f.Strings("references"), f.Strings("languages"),
-                            platforms.Count == 0 ? KnownPlatforms : platforms, f.Strings("subjects"),
-                            f.Strings("variants"), BuildSpec.Read(f.Object("build")), cases);
+                            f.Strings("references"), f.Strings("languages"), platforms, subjects,
+                            f.Strings("variants"), buildSpec, cases);
+    }
+
+    private static IReadOnlyList<string> ReadPlatforms(Fields f)
+    {
+        var platforms = f.Strings("platforms", required: false);
+        foreach (var p in platforms)
+            if (!KnownPlatforms.Contains(p)) throw f.Error($"'{p}' is not one of: {string.Join(", ", KnownPlatforms)}", "platforms");
+        return platforms;
     }
 }

@@ -1,6 +1,6 @@
 namespace Corpus.Harness.Model;
 
-public enum SubjectKind { Mono, CoreClr }
+public enum SubjectKind { Mono, CoreClr, Native }
 
 /// <summary>
 /// The runtime whose behaviour decides the bug. Built-ins are names; a user's build is kind:path and goes
@@ -9,7 +9,7 @@ public enum SubjectKind { Mono, CoreClr }
 public sealed record Subject(string Name, SubjectKind Kind, string Path, string? Version, string? Unavailable)
 {
     /// <summary>The build of the repro this subject runs: IL for Mono, a target framework for CoreCLR.</summary>
-    public string Flavor => Kind == SubjectKind.Mono ? "mono"
+    public string Flavor => Kind == SubjectKind.Native ? "cmake" : Kind == SubjectKind.Mono ? "mono"
         : Version is { } v && int.TryParse(v.Split('.')[0], out var major) && major < 10 ? "net8.0" : "net10.0";
 
     public string Slug => new(Name.Select(c => char.IsLetterOrDigit(c) || c is '-' or '.' ? c : '_').ToArray());
@@ -17,7 +17,7 @@ public sealed record Subject(string Name, SubjectKind Kind, string Path, string?
     public string? CreateDump => Kind == SubjectKind.CoreClr && Version is not null
         ? System.IO.Path.Combine(Path, "shared", "Microsoft.NETCore.App", Version, "createdump") : null;
 
-    public static readonly string[] BuiltIn = ["mono", "net10", "net8"];
+    public static readonly string[] BuiltIn = ["mono", "net10", "net8", "linux", "windows"];
 
     public static Subject Resolve(string spec, string root)
     {
@@ -29,6 +29,13 @@ public sealed record Subject(string Name, SubjectKind Kind, string Path, string?
                 return CoreClr(spec, DotnetRootOnPath() ?? "/usr/share/dotnet", "10.");
             case "net8":
                 return CoreClr(spec, System.IO.Path.Combine(root, ".cache", "subjects", "net8"), "8.");
+            // Native programs: the OS itself is the subject.
+            case "linux":
+                return new(spec, SubjectKind.Native, "/", Environment.OSVersion.Version.ToString(),
+                           OperatingSystem.IsLinux() ? null : "needs Linux");
+            case "windows":
+                return new(spec, SubjectKind.Native, "C:\\", null,
+                           OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux");
         }
         var colon = spec.IndexOf(':');
         if (colon <= 0)

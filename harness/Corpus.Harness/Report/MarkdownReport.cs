@@ -36,6 +36,12 @@ public sealed class MarkdownReport(IToolRunner tools)
                     md.AppendLine($"| {c.Key.Subject} | {p.X:0} | {p.Y:0.000} | {c.Metrics.GetValueOrDefault("exponent")} | {c.Metrics.GetValueOrDefault("r2")} |");
             md.AppendLine();
         }
+        foreach (var c in cells.Where(c => c.TimeSeries.Count > 0))
+        {
+            var name = $"time-{c.Key.Repro}-{c.Key.Case}-{c.Key.Variant}-{Slug(c.Key.Subject)}";
+            md.AppendLine($"## {c.Key}: over time").AppendLine();
+            if (PlotTime(runDir, name, c) is { } png) md.AppendLine($"![{c.Key} over time]({png})").AppendLine();
+        }
         var captures = cells.SelectMany(c => c.Captures.Select(x => (c, x))).ToList();
         if (captures.Count > 0)
         {
@@ -58,6 +64,43 @@ public sealed class MarkdownReport(IToolRunner tools)
     private static string Size(long bytes) => bytes >= 1 << 20 ? $"{bytes / 1048576.0:0.0} MB" : $"{bytes / 1024.0:0.0} KB";
 
     private static string Escape(string s) => s.Replace("|", "\\|").Replace("\n", " ");
+
+    private static string Slug(string s) => new(s.Select(ch => char.IsLetterOrDigit(ch) || ch is '-' or '.' ? ch : '_').ToArray());
+
+    /// <summary>Curves against run time, e.g. system Shmem against process RSS: the gap is memory no process owns.</summary>
+    private string? PlotTime(string runDir, string name, CellResult c)
+    {
+        var inv = CultureInfo.InvariantCulture;
+        var dat = new StringBuilder();
+        var plots = new List<string>();
+        var i = 0;
+        foreach (var (label, points) in c.TimeSeries)
+        {
+            dat.AppendLine($"# {label}");
+            foreach (var p in points) dat.AppendLine(string.Format(inv, "{0} {1}", p.X, p.Y));
+            dat.AppendLine().AppendLine();
+            plots.Add($"'{name}.dat' index {i++} using 1:2 with lines lw 2 title '{label}'");
+        }
+        File.WriteAllText(Path.Combine(runDir, name + ".dat"), dat.ToString());
+        var script = string.Join("\n",
+            "set terminal pngcairo size 900,500 font ',11'",
+            $"set output '{name}.png'",
+            "set grid",
+            "set key top left",
+            "set xlabel 'seconds since start'",
+            "set ylabel 'MB'",
+            $"set title '{c.Key}'",
+            $"plot {string.Join(", \\\n     ", plots)}");
+        return RunGnuplot(runDir, name, script);
+    }
+
+    private string? RunGnuplot(string runDir, string name, string script)
+    {
+        File.WriteAllText(Path.Combine(runDir, name + ".gp"), script + "\n");
+        if (Subject.Which("gnuplot") is null) return null;
+        var r = tools.Run("gnuplot", ["-e", $"cd '{runDir}'", name + ".gp"], TimeSpan.FromMinutes(1));
+        return r.ExitCode == 0 && File.Exists(Path.Combine(runDir, name + ".png")) ? name + ".png" : null;
+    }
 
     /// <summary>Writes the data and a gnuplot script beside the PNG, so a workshop can restyle the plot.</summary>
     private string? Plot(string runDir, string name, IReadOnlyList<CellResult> cells)
@@ -86,15 +129,6 @@ public sealed class MarkdownReport(IToolRunner tools)
             set title '{cells[0].Key.Repro}: {cells[0].Key.Case}, log-log'
             plot {string.Join(", \\\n     ", plots)}
             """;
-        File.WriteAllText(Path.Combine(runDir, name + ".gp"), script + "\n");
-        if (Subject.Which("gnuplot") is null) return null;
-        var cwd = Environment.CurrentDirectory;
-        try
-        {
-            Environment.CurrentDirectory = runDir;
-            var r = tools.Run("gnuplot", [name + ".gp"], TimeSpan.FromMinutes(1));
-            return r.ExitCode == 0 && File.Exists(Path.Combine(runDir, name + ".png")) ? name + ".png" : null;
-        }
-        finally { Environment.CurrentDirectory = cwd; }
+        return RunGnuplot(runDir, name, script);
     }
 }

@@ -33,6 +33,8 @@ public static class SummaryWriter
         ["seconds"] = c.Seconds,
         ["metrics"] = c.Metrics,
         ["series"] = c.Series.Count == 0 ? null : new { metric = c.SeriesMetric, points = c.Series.Select(p => new[] { p.X, p.Y }) },
+        ["timeSeries"] = c.TimeSeries.Count == 0 ? null
+            : c.TimeSeries.ToDictionary(kv => kv.Key, kv => kv.Value.Select(p => new[] { p.X, p.Y })),
         ["runs"] = c.Runs.Select(r => new
         {
             label = r.Label, status = r.Status, wallSeconds = r.WallSeconds,
@@ -41,7 +43,7 @@ public static class SummaryWriter
         ["captures"] = c.Captures.Select(x => new
         {
             backend = x.Backend, file = Rel(x.File, root), bytes = x.Bytes, seconds = x.Seconds, atSeconds = x.AtSeconds,
-            threads = x.Threads.Count, note = x.Note,
+            threads = x.Threads.Count, note = x.Note, heapTypes = x.HeapCounts?.Count,
         }),
         ["captureErrors"] = c.CaptureErrors,
         ["artifacts"] = c.ArtifactDir is null ? null : Rel(c.ArtifactDir, root),

@@ -15,17 +15,20 @@ public sealed class Builder(string root, IToolRunner runner)
 {
     private readonly object _gate = new();
 
-    public BuildOutput Ensure(Manifest m, string flavor)
+    public BuildOutput Ensure(Manifest m, string flavor, string? cmakeTarget = null)
     {
         lock (_gate)
         {
             var outDir = Path.Combine(root, "build", m.Id, flavor);
-            var log = Path.Combine(outDir, "build.log");
-            var stamp = Path.Combine(outDir, ".stamp");
+            var log = Path.Combine(outDir, $"build{(cmakeTarget is null ? "" : "-" + cmakeTarget)}.log");
+            var stamp = Path.Combine(outDir, $".stamp{(cmakeTarget is null ? "" : "-" + cmakeTarget)}");
             var hash = SourceHash(m, flavor);
-            var program = flavor == "mono"
-                ? Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".exe")
-                : Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".dll");
+            var program = flavor switch
+            {
+                "mono" => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".exe"),
+                "cmake" => Path.Combine(outDir, cmakeTarget ?? throw new ArgumentException("a cmake build needs a target")),
+                _ => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".dll"),
+            };
             if (File.Exists(stamp) && File.ReadAllText(stamp) == hash && File.Exists(program))
                 return new BuildOutput(program, null, log);
             Directory.CreateDirectory(outDir);
@@ -37,8 +40,21 @@ public sealed class Builder(string root, IToolRunner runner)
                 var sources = ExpandSources(m);
                 if (sources.Count == 0)
                     return new BuildOutput(null, $"{m.File}: field 'build.mono.sources' matches no file", log);
-                r = runner.Run("mcs", ["-nologo", "-optimize+", "-debug", $"-out:{program}", .. sources],
+                r = runner.Run("mcs", ["-nologo", "-optimize+", "-debug", "-unsafe", $"-out:{program}", .. sources],
                                TimeSpan.FromMinutes(5));
+            }
+            else if (flavor == "cmake")
+            {
+                if (m.Build.CmakeDir is null)
+                    return new BuildOutput(null, $"{m.File}: field 'build.cmake' is missing, so there is no native build", log);
+                var configure = runner.Run("cmake", ["-S", Path.Combine(m.Dir, m.Build.CmakeDir), "-B", outDir,
+                                                     "-DCMAKE_BUILD_TYPE=Release"], TimeSpan.FromMinutes(5));
+                r = configure;
+                if (configure.ExitCode == 0)
+                {
+                    var compile = runner.Run("cmake", ["--build", outDir, "--target", cmakeTarget!, "-j", "2"], TimeSpan.FromMinutes(10));
+                    r = compile with { Stdout = configure.Stdout + compile.Stdout, Stderr = configure.Stderr + compile.Stderr };
+                }
             }
             else
             {

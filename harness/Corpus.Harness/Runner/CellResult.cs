@@ -26,6 +26,8 @@ public sealed class CellResult
     /// <summary>Size against time for the complexity plot; empty for other families.</summary>
     public List<SeriesPoint> Series { get; } = [];
     public string? SeriesMetric { get; set; }
+    /// <summary>Named curves over run time (seconds), e.g. Shmem and RSS during a leak.</summary>
+    public Dictionary<string, List<SeriesPoint>> TimeSeries { get; } = [];
     public string? ArtifactDir { get; set; }
     public required string Rerun { get; init; }
     public double Seconds { get; set; }

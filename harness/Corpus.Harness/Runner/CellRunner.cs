@@ -52,10 +52,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
 
     private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
     {
-        if (!m.Platforms.Contains(OperatingSystem.IsWindows() ? "windows" : "linux"))
+        if (!cs.Platforms.Contains(OperatingSystem.IsWindows() ? "windows" : "linux"))
         {
             cell.Outcome = Outcome.Unsupported;
-            cell.Detail = $"runs only on {string.Join(", ", m.Platforms)}";
+            cell.Detail = $"runs only on {string.Join(", ", cs.Platforms)}";
             return;
         }
         if (subject.Unavailable is { } why)
@@ -64,7 +64,15 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             cell.Detail = $"subject {subject.Name} unavailable: {why}";
             return;
         }
-        var build = builder.Ensure(m, subject.Flavor);
+        if ((cs.CmakeTarget is not null) != (subject.Kind == SubjectKind.Native))
+        {
+            cell.Outcome = Outcome.Error;
+            cell.Detail = cs.CmakeTarget is not null
+                ? $"case {cs.Id} runs the native program {cs.CmakeTarget}: give it a native subject (linux), not {subject.Name}"
+                : $"case {cs.Id} runs the .NET/Mono program: {subject.Name} is a native subject";
+            return;
+        }
+        var build = builder.Ensure(m, subject.Flavor, cs.CmakeTarget);
         if (build.Program is null)
         {
             cell.Outcome = Outcome.Error;
@@ -72,7 +80,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         cell.Metrics["runtime"] = subject.Kind == SubjectKind.Mono ? $"mono {subject.Path}" : $"coreclr {subject.Version} at {subject.Path}";
-        var backend = CaptureBackendFor(subject);
+        var backend = CaptureBackendFor(subject, cs);
         if (cs.Signature.Complexity is { } cx)
             await RunSweepAsync(m, cs, variant, subject, build.Program, cx, backend, cell, dir);
         else if (cs.Signature.Statistics is { } st)
@@ -81,9 +89,14 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             await RunOnceAsync(m, cs, variant, subject, build.Program, backend, cell, dir);
     }
 
-    private ICaptureBackend CaptureBackendFor(Subject s) => s.Kind == SubjectKind.Mono
-        ? new MonoThreadDump()
-        : new CoreClrCreateDump(tools, s.CreateDump, Path.Combine(options.Root, "build", "harness", "DumpFacts", "DumpFacts.dll"));
+    private ICaptureBackend CaptureBackendFor(Subject s, CaseSpec cs) => s.Kind switch
+    {
+        SubjectKind.Mono => new MonoThreadDump(),
+        SubjectKind.CoreClr => new CoreClrCreateDump(tools, s.CreateDump,
+                                                     Path.Combine(options.Root, "build", "harness", "DumpFacts", "DumpFacts.dll"),
+                                                     cs.Timed?.Heap ?? false),
+        _ => new LinuxProcDump(tools),
+    };
 
     private static (string File, List<string> Args, Dictionary<string, string> Env) Command(
         Subject s, string program, CaseSpec cs, string variant, long? n)
@@ -91,6 +104,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var args = cs.Args.Select(a => a.Replace("{variant}", variant)
                                         .Replace("{n}", n?.ToString(CultureInfo.InvariantCulture) ?? "{n}")).ToList();
         var env = new Dictionary<string, string>(cs.Env);
+        if (s.Kind == SubjectKind.Native) return (program, args, env);
         if (s.Kind == SubjectKind.Mono)
         {
             // Without this, Mono's crash reporter attaches gdb after an abort and can hang there.
@@ -105,7 +119,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
 
     private async Task<(RunResult Run, Dictionary<string, double> Metrics)> ExecuteAsync(
         Subject s, string program, CaseSpec cs, string variant, long? n, string dir, string label,
-        TimedCapture? timed, ICaptureBackend backend, CellResult cell)
+        TimedCapture? timed, ICaptureBackend backend, CellResult cell, Func<ContainedProcess, Task>? alongside = null)
     {
         var (file, args, env) = Command(s, program, cs, variant, n);
         var spec = new ProcessSpec(file, args, dir, Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"),
@@ -123,8 +137,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                 captureTask = CaptureSeriesAsync(p, trigger.Task, timed, backend, Path.Combine(dir, "captures"), cell);
             }
         }
+        var side = alongside?.Invoke(p);
         var run = await p.WaitAsync();
         if (captureTask is not null) await captureTask;
+        if (side is not null) await side;
         var metrics = new Dictionary<string, double>();
         // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
         foreach (var line in run.Stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
@@ -165,20 +181,72 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                                     CellResult cell, string dir)
     {
         options.Progress($"{cell.Key} …");
-        var (run, metrics) = await ExecuteAsync(s, program, cs, variant, null, dir, "run", cs.Timed, backend, cell);
+        ShmemProbe? probe = cs.Signature.Shmem is { } sh ? new ShmemProbe(sh) : null;
+        LeakMeasure? leak = null;
+        var (run, metrics) = await ExecuteAsync(s, program, cs, variant, null, dir, "run", cs.Timed, backend, cell,
+                                                probe is null ? null : async p => leak = await probe.WatchAsync(p));
         foreach (var kv in metrics) cell.Metrics[kv.Key] = kv.Value;
         cell.Metrics["wall_s"] = run.WallSeconds;
         cell.Metrics["peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
         cell.Metrics["status"] = run.Status;
         var (outcome, detail) = Classify(cs.Signature, run);
+        if (outcome != Outcome.Unsupported && probe is not null && leak is not null)
+        {
+            RecordLeak(cell, leak);
+            (outcome, detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
+                ? (Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
+                : probe.Judge(leak);
+        }
         cell.Outcome = outcome;
         cell.Detail = detail;
-        if (outcome == Outcome.Reproduced) CheckStacks(cs.Signature, cell);
+        if (outcome == Outcome.Reproduced)
+        {
+            CheckStacks(cs.Signature, cell);
+            CheckHeap(cs.Signature, cell);
+        }
+    }
+
+    private static void RecordLeak(CellResult cell, LeakMeasure m)
+    {
+        static double Mb(long b) => Math.Round(b / 1048576.0, 1);
+        cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
+        cell.Metrics["rss_mb"] = Mb(m.RssBytes);
+        cell.Metrics["held_objects"] = m.HeldObjects;
+        cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
+        cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
+        cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
+        cell.TimeSeries["Shmem - baseline (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
+    }
+
+    /// <summary>Heap facts: a reproduction must show the expected number of live instances in a heap capture.</summary>
+    private static void CheckHeap(Signature sig, CellResult cell)
+    {
+        if (sig.Heap is not { } heap) return;
+        var heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
+        if (heaps.Count == 0)
+        {
+            // Only CoreCLR captures have heap facts; elsewhere the family has nothing to say.
+            if (cell.CaptureErrors.Count > 0) cell.Detail += $"; no heap capture ({string.Join("; ", cell.CaptureErrors)})";
+            return;
+        }
+        var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
+        cell.Metrics["heap_instances"] = $"{seen} {heap.Type}";
+        if (seen == heap.Count)
+        {
+            cell.Detail += $"; the heap holds {seen} live {heap.Type}";
+            return;
+        }
+        cell.Outcome = Outcome.WrongFailure;
+        cell.Detail += $"; but the heap holds {seen} {heap.Type}, not {heap.Count}";
     }
 
     /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>
     private static (Outcome, string) Classify(Signature sig, RunResult run)
     {
+        if (sig.Unsupported is { } u && ProcessMatch.Mismatch(u.When, run) is null)
+            return (Outcome.Unsupported, $"{u.Reason} ({run.Status})");
+        if (sig.Process is null) return (Outcome.Clean, run.Status);
         var bug = ProcessMatch.Mismatch(sig.Process!, run);
         if (bug is null) return (Outcome.Reproduced, $"{run.Status}; output matches the signature");
         var clean = ProcessMatch.Mismatch(sig.Clean, run);

@@ -1,0 +1,410 @@
+using System.Diagnostics;
+using System.Globalization;
+
+namespace Corpus.LostMemory;
+
+/// <summary>
+/// Finds shmem-backed objects (memfd, POSIX shm, SysV, shared anonymous) per process through /proc/PID/fd and
+/// /proc/PID/maps, and sets them against Shmem in /proc/meminfo. Objects are identified by device + inode, so one
+/// object held through several descriptors, mappings or processes is counted once in the system totals.
+/// </summary>
+public static class Scanner
+{
+    private const string DeletedSuffix = " (deleted)";
+
+    internal readonly record struct Key(uint Major, uint Minor, ulong Inode);
+
+    internal readonly record struct MapsEntry(ulong Start, ulong End, uint DevMajor, uint DevMinor, ulong Inode, string Path)
+    {
+        public long Length => (long)(End - Start);
+    }
+
+    private sealed class Builder
+    {
+        public required ObjectKind Kind;
+        public required string Name;
+        public required string Target;
+        public required bool Deleted;
+        public long Size = -1;
+        public long Allocated = -1;
+        public readonly List<int> Fds = [];
+        public long Mapped;
+    }
+
+    public static Report Scan(ScanOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        var clock = Stopwatch.StartNew();
+        int self = Environment.ProcessId;
+        var pids = options.Pid is int one ? [one] : EnumeratePids(options.ProcRoot).Where(p => p != self || options.IncludeSelf).ToList();
+
+        var processes = new List<(ProcessEntry Entry, List<Key> Keys)>();
+        int vanished = 0, denied = 0;
+        foreach (int pid in pids)
+        {
+            switch (ScanProcess(options.ProcRoot, pid, out var entry, out var keys))
+            {
+                case Outcome.Ok:
+                    processes.Add((entry!, keys!));
+                    break;
+                case Outcome.Vanished:
+                    vanished++;
+                    break;
+                case Outcome.Denied:
+                    denied++;
+                    break;
+            }
+        }
+
+        // Cross-process view: who holds each object, whether anyone maps it.
+        var holders = new Dictionary<Key, List<int>>();
+        var mappedAnywhere = new HashSet<Key>();
+        var allocated = new Dictionary<Key, long>();
+        foreach (var (entry, keys) in processes)
+        {
+            for (int i = 0; i < keys.Count; i++)
+            {
+                var o = entry.Objects[i];
+                if (!holders.TryGetValue(keys[i], out var list))
+                    holders[keys[i]] = list = [];
+                list.Add(entry.Pid);
+                if (o.Mapped)
+                    mappedAnywhere.Add(keys[i]);
+                allocated[keys[i]] = Math.Max(allocated.GetValueOrDefault(keys[i]), Math.Max(0, o.AllocatedBytes));
+            }
+        }
+
+        var finished = new List<ProcessEntry>();
+        foreach (var (entry, keys) in processes)
+        {
+            var objects = entry.Objects.Select((o, i) => o with { SharedWith = holders[keys[i]].Where(p => p != entry.Pid).ToList() }).ToList();
+            var done = entry with { Objects = objects };
+            if (done.Count > 0 && done.AllocatedBytes >= options.MinKb * 1024)
+                finished.Add(done);
+        }
+        finished.Sort((a, b) => b.AllocatedBytes != a.AllocatedBytes ? b.AllocatedBytes.CompareTo(a.AllocatedBytes) : a.Pid.CompareTo(b.Pid));
+
+        var meminfo = ReadMeminfo(Path.Combine(options.ProcRoot, "meminfo"));
+        long objectsAllocated = allocated.Values.Sum();
+        long fdOnlyAllocated = allocated.Where(kv => !mappedAnywhere.Contains(kv.Key)).Sum(kv => kv.Value);
+        var (unheldFiles, unheldBytes) = UnheldShmFiles(options.ShmDir, holders.Keys.ToHashSet());
+        var (sysvCount, sysvBytes) = UnattachedSysV(Path.Combine(options.ProcRoot, "sysvipc", "shm"));
+        long shmemKb = meminfo.GetValueOrDefault("Shmem", -1);
+        var system = new SystemTotals
+        {
+            ShmemKb = shmemKb,
+            MemTotalKb = meminfo.GetValueOrDefault("MemTotal", -1),
+            DistinctObjects = holders.Count,
+            ProcessObjectsAllocatedBytes = objectsAllocated,
+            FdOnlyAllocatedBytes = fdOnlyAllocated,
+            UnheldShmFiles = unheldFiles,
+            UnheldShmFilesAllocatedBytes = unheldBytes,
+            UnattachedSysVSegments = sysvCount,
+            UnattachedSysVResidentBytes = sysvBytes,
+            UnaccountedKb = shmemKb < 0 ? -1 : shmemKb - (objectsAllocated + unheldBytes + sysvBytes) / 1024,
+            Partial = options.Pid is not null,
+        };
+
+        return new Report
+        {
+            Time = DateTimeOffset.Now,
+            Processes = finished,
+            System = system,
+            ProcessesScanned = processes.Count,
+            ProcessesVanished = vanished,
+            ProcessesDenied = denied,
+            ElapsedMs = clock.Elapsed.TotalMilliseconds,
+        };
+    }
+
+    private enum Outcome { Ok, Vanished, Denied }
+
+    private static IEnumerable<int> EnumeratePids(string procRoot)
+    {
+        foreach (var dir in Directory.EnumerateDirectories(procRoot))
+        {
+            if (int.TryParse(Path.GetFileName(dir), NumberStyles.None, CultureInfo.InvariantCulture, out int pid))
+                yield return pid;
+        }
+    }
+
+    private static Outcome ScanProcess(string procRoot, int pid, out ProcessEntry? entry, out List<Key>? keys)
+    {
+        entry = null;
+        keys = null;
+        string dir = Path.Combine(procRoot, pid.ToString(CultureInfo.InvariantCulture));
+        string comm, cmdline;
+        try
+        {
+            comm = File.ReadAllText(Path.Combine(dir, "comm")).TrimEnd('\n');
+            cmdline = File.ReadAllText(Path.Combine(dir, "cmdline")).Replace('\0', ' ').TrimEnd();
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return e is UnauthorizedAccessException ? Outcome.Denied : Outcome.Vanished;
+        }
+
+        var objects = new Dictionary<Key, Builder>();
+        var order = new List<Key>();
+        bool anyRead = false;
+
+        // Descriptors: the only thing that keeps an unmapped, deleted object alive.
+        string fdDir = Path.Combine(dir, "fd");
+        try
+        {
+            foreach (string fdPath in Directory.EnumerateFileSystemEntries(fdDir))
+            {
+                if (!int.TryParse(Path.GetFileName(fdPath), NumberStyles.None, CultureInfo.InvariantCulture, out int fd))
+                    continue;
+                string? target;
+                try
+                {
+                    target = new FileInfo(fdPath).LinkTarget;
+                }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+                {
+                    continue; // closed while we looked
+                }
+                if (target is null || !TryClassify(target, out var kind, out var name, out bool deleted) || kind is ObjectKind.SysV or ObjectKind.AnonShared)
+                    continue;
+                if (!Native.TryStat(fdPath, out var st))
+                    continue;
+                var key = new Key(st.DevMajor, st.DevMinor, st.Inode);
+                var b = Get(objects, order, key, kind, name, target, deleted);
+                b.Size = st.Size;
+                b.Allocated = st.Blocks * 512;
+                b.Fds.Add(fd);
+            }
+            anyRead = true;
+        }
+        catch (DirectoryNotFoundException)
+        {
+            return Outcome.Vanished;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            // fd of a process we may not read (or a zombie): maps may still work.
+        }
+
+        // Mappings: objects in the address space, with or without a descriptor.
+        try
+        {
+            foreach (string line in File.ReadLines(Path.Combine(dir, "maps")))
+            {
+                if (!TryParseMapsLine(line, out var m) || !TryClassify(m.Path, out var kind, out var name, out bool deleted))
+                    continue;
+                var key = new Key(m.DevMajor, m.DevMinor, m.Inode);
+                var b = Get(objects, order, key, kind, name, m.Path, deleted);
+                b.Mapped += m.Length;
+                if (b.Size < 0)
+                {
+                    string mapFile = Path.Combine(dir, "map_files", $"{m.Start:x}-{m.End:x}");
+                    if (Native.TryStat(mapFile, out var st))
+                    {
+                        b.Size = st.Size;
+                        b.Allocated = st.Blocks * 512;
+                    }
+                }
+            }
+            anyRead = true;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+
+        if (!anyRead)
+            return Directory.Exists(dir) ? Outcome.Denied : Outcome.Vanished;
+
+        keys = order;
+        entry = new ProcessEntry
+        {
+            Pid = pid,
+            Command = comm,
+            CommandLine = cmdline,
+            Objects = order.Select(k => (Key: k, B: objects[k])).Select(x => new SharedObject
+            {
+                Kind = x.B.Kind,
+                Name = x.B.Name,
+                Target = x.B.Target,
+                Deleted = x.B.Deleted,
+                Device = string.Create(CultureInfo.InvariantCulture, $"{x.Key.Major}:{x.Key.Minor}"),
+                Inode = x.Key.Inode,
+                SizeBytes = x.B.Size >= 0 ? x.B.Size : x.B.Mapped,
+                AllocatedBytes = x.B.Allocated,
+                Fds = x.B.Fds,
+                MappedBytes = x.B.Mapped,
+            }).ToList(),
+        };
+        return Outcome.Ok;
+    }
+
+    private static Builder Get(Dictionary<Key, Builder> objects, List<Key> order, Key key, ObjectKind kind, string name, string target, bool deleted)
+    {
+        if (!objects.TryGetValue(key, out var b))
+        {
+            objects[key] = b = new Builder { Kind = kind, Name = name, Target = target, Deleted = deleted };
+            order.Add(key);
+        }
+        return b;
+    }
+
+    /// <summary>Recognises the link targets and maps paths of shmem-backed objects.</summary>
+    internal static bool TryClassify(string target, out ObjectKind kind, out string name, out bool deleted)
+    {
+        deleted = target.EndsWith(DeletedSuffix, StringComparison.Ordinal);
+        string path = deleted ? target[..^DeletedSuffix.Length] : target;
+        if (path.StartsWith("/memfd:", StringComparison.Ordinal))
+        {
+            kind = ObjectKind.Memfd;
+            name = path["/memfd:".Length..];
+            return true;
+        }
+        if (path.StartsWith("/dev/shm/", StringComparison.Ordinal))
+        {
+            kind = ObjectKind.Shm;
+            name = path["/dev/shm/".Length..];
+            return true;
+        }
+        if (path.StartsWith("/SYSV", StringComparison.Ordinal) && deleted)
+        {
+            kind = ObjectKind.SysV;
+            name = path["/SYSV".Length..];
+            return true;
+        }
+        if (path == "/dev/zero" && deleted)
+        {
+            kind = ObjectKind.AnonShared;
+            name = "";
+            return true;
+        }
+        kind = default;
+        name = "";
+        return false;
+    }
+
+    /// <summary>"start-end perms offset major:minor inode   path" (all numbers but inode in hex).</summary>
+    internal static bool TryParseMapsLine(string line, out MapsEntry entry)
+    {
+        entry = default;
+        var s = line.AsSpan();
+        if (!NextField(ref s, out var range) || !NextField(ref s, out _) || !NextField(ref s, out _)
+            || !NextField(ref s, out var dev) || !NextField(ref s, out var inode))
+            return false;
+        var path = s.TrimStart(' ');
+        if (path.IsEmpty)
+            return false;
+        int dash = range.IndexOf('-');
+        int colon = dev.IndexOf(':');
+        if (dash < 0 || colon < 0
+            || !ulong.TryParse(range[..dash], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong start)
+            || !ulong.TryParse(range[(dash + 1)..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out ulong end)
+            || !uint.TryParse(dev[..colon], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out uint major)
+            || !uint.TryParse(dev[(colon + 1)..], NumberStyles.AllowHexSpecifier, CultureInfo.InvariantCulture, out uint minor)
+            || !ulong.TryParse(inode, NumberStyles.None, CultureInfo.InvariantCulture, out ulong ino))
+            return false;
+        entry = new MapsEntry(start, end, major, minor, ino, path.ToString());
+        return true;
+    }
+
+    private static bool NextField(ref ReadOnlySpan<char> s, out ReadOnlySpan<char> field)
+    {
+        s = s.TrimStart(' ');
+        int sp = s.IndexOf(' ');
+        if (sp <= 0)
+        {
+            field = s;
+            s = default;
+            return !field.IsEmpty;
+        }
+        field = s[..sp];
+        s = s[sp..];
+        return true;
+    }
+
+    /// <summary>"Key:   123 kB" lines of /proc/meminfo, in kB.</summary>
+    internal static Dictionary<string, long> ReadMeminfo(string path)
+    {
+        var result = new Dictionary<string, long>(StringComparer.Ordinal);
+        try
+        {
+            foreach (string line in File.ReadLines(path))
+                ParseMeminfoLine(line, result);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+        return result;
+    }
+
+    internal static void ParseMeminfoLine(string line, Dictionary<string, long> into)
+    {
+        int colon = line.IndexOf(':');
+        if (colon <= 0)
+            return;
+        var rest = line.AsSpan(colon + 1).Trim();
+        int sp = rest.IndexOf(' ');
+        if (sp > 0)
+            rest = rest[..sp];
+        if (long.TryParse(rest, NumberStyles.None, CultureInfo.InvariantCulture, out long v))
+            into[line[..colon]] = v;
+    }
+
+    private static (int Count, long Bytes) UnheldShmFiles(string shmDir, HashSet<Key> held)
+    {
+        int count = 0;
+        long bytes = 0;
+        try
+        {
+            foreach (string file in Directory.EnumerateFiles(shmDir, "*", new EnumerationOptions { RecurseSubdirectories = true, IgnoreInaccessible = true, AttributesToSkip = 0 }))
+            {
+                if (Native.TryStat(file, out var st) && !held.Contains(new Key(st.DevMajor, st.DevMinor, st.Inode)))
+                {
+                    count++;
+                    bytes += st.Blocks * 512;
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+        }
+        return (count, bytes);
+    }
+
+    /// <summary>/proc/sysvipc/shm: segments with nattch 0 are held by no process at all.</summary>
+    internal static (int Count, long Bytes) UnattachedSysV(string path)
+    {
+        try
+        {
+            return ParseSysV(File.ReadLines(path));
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+        {
+            return (0, 0);
+        }
+    }
+
+    internal static (int Count, long Bytes) ParseSysV(IEnumerable<string> lines)
+    {
+        int nattchCol = -1, rssCol = -1, count = 0;
+        long bytes = 0;
+        foreach (string line in lines)
+        {
+            var cols = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+            if (nattchCol < 0)
+            {
+                nattchCol = Array.IndexOf(cols, "nattch");
+                rssCol = Array.IndexOf(cols, "rss");
+                if (nattchCol < 0 || rssCol < 0)
+                    return (0, 0);
+                continue;
+            }
+            if (cols.Length > Math.Max(nattchCol, rssCol) && cols[nattchCol] == "0"
+                && long.TryParse(cols[rssCol], NumberStyles.None, CultureInfo.InvariantCulture, out long rss))
+            {
+                count++;
+                bytes += rss;
+            }
+        }
+        return (count, bytes);
+    }
+}
