@@ -19,7 +19,7 @@ SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
          $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: setup run test unit gate validate clean
+.PHONY: setup run test unit gate validate clean lost-memory
 setup:
 	@ci/setup.sh
 
@@ -43,6 +43,10 @@ gate:
 
 validate: setup
 	$(CORPUS) validate
+
+# The lost-memory finder on the whole host: shm and memfd objects per process, mapped or held only by a descriptor.
+lost-memory: setup
+	dotnet build/harness/LostMemory/LostMemory.dll $(ARGS)
 
 clean:
 	-$(CORPUS) clean

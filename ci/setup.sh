@@ -32,4 +32,10 @@ build() {  # project, output folder
 }
 build harness/Corpus.Harness build/harness/corpus
 build harness/DumpFacts build/harness/DumpFacts
+build harness/LostMemory build/harness/LostMemory
+
+# freelog: the free() recorder preloaded into crash-capture runs (see harness/native/freelog).
+if [[ ! build/harness/freelog.so -nt harness/native/freelog/freelog.c ]]; then
+  gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -o build/harness/freelog.so harness/native/freelog/freelog.c -ldl
+fi
 echo "setup: ready in $(( $(date +%s) - start )) s" >&2

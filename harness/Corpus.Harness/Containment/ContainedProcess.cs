@@ -3,9 +3,10 @@ using System.Text;
 
 namespace Corpus.Harness.Containment;
 
+/// <param name="CoreDumps">Lift the core size limit so a crash leaves a core in WorkDir (with core_pattern "core").</param>
 public sealed record ProcessSpec(
     string FileName, IReadOnlyList<string> Args, string WorkDir, string StdoutFile, string StderrFile,
-    TimeSpan Timeout, long MemoryBytes, IReadOnlyDictionary<string, string>? Env = null);
+    TimeSpan Timeout, long MemoryBytes, IReadOnlyDictionary<string, string>? Env = null, bool CoreDumps = false);
 
 public sealed record MemorySample(double Seconds, long Bytes);
 
@@ -64,14 +65,13 @@ public sealed class ContainedProcess : IDisposable
             RedirectStandardInput = true,
             UseShellExecute = false,
         };
-        if (_cgroup is not null)
-        {
-            // Join the cgroup before exec so that nothing the program starts can escape it.
-            psi.ArgumentList.Add("/bin/sh");
-            psi.ArgumentList.Add("-c");
-            psi.ArgumentList.Add("echo $$ > \"$0/cgroup.procs\" && exec \"$@\"");
-            psi.ArgumentList.Add(_cgroup.Dir);
-        }
+        // Join the cgroup before exec so that nothing the program starts can escape it.
+        var script = (_cgroup is null ? "" : "echo $$ > \"$0/cgroup.procs\" || exit 125; ")
+                     + (spec.CoreDumps ? "ulimit -c unlimited; " : "") + "exec \"$@\"";
+        psi.ArgumentList.Add("/bin/sh");
+        psi.ArgumentList.Add("-c");
+        psi.ArgumentList.Add(script);
+        psi.ArgumentList.Add(_cgroup?.Dir ?? "sh");
         psi.ArgumentList.Add(spec.FileName);
         foreach (var a in spec.Args) psi.ArgumentList.Add(a);
         foreach (var kv in spec.Env ?? new Dictionary<string, string>()) psi.Environment[kv.Key] = kv.Value;

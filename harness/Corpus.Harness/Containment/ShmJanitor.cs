@@ -13,11 +13,14 @@ public sealed class ShmJanitor : IDisposable
 
     public IReadOnlyList<string> Removed { get; private set; } = [];
 
+    private static int _sequence;
+
     public ShmJanitor(string ledgerDir)
     {
         _before = List().ToHashSet();
         Directory.CreateDirectory(ledgerDir);
-        _ledger = Path.Combine(ledgerDir, $"shm-{Environment.ProcessId}.ledger");
+        // One ledger per run: runs of one harness may overlap (parallel race runs).
+        _ledger = Path.Combine(ledgerDir, $"shm-{Environment.ProcessId}-{Interlocked.Increment(ref _sequence)}.ledger");
         File.WriteAllLines(_ledger, _before);
     }
 
@@ -77,7 +80,7 @@ public sealed class ShmJanitor : IDisposable
         var n = 0;
         foreach (var ledger in Directory.GetFiles(ledgerDir, "shm-*.ledger"))
         {
-            var owner = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..];
+            var owner = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..].Split('-')[0];
             if (int.TryParse(owner, out var pid) && pid != Environment.ProcessId && Directory.Exists($"/proc/{pid}")) continue;
             n += Sweep(File.ReadAllLines(ledger).ToHashSet()).Count;
             File.Delete(ledger);

@@ -85,16 +85,18 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
 }
 
 /// <summary>Races: repeat a run until the first hit, or until enough clean runs bound the rate below epsilon.</summary>
-public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSec)
+/// <param name="Parallel">Runs at a time; independent processes, so a clean verdict's 300 runs fit the budget.</param>
+public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSec, int Parallel = 1)
 {
     public int RunsForClean => Signatures.RaceStatistics.RunsForClean(Epsilon);
 
     public static StatisticsSpec Read(Fields f)
     {
-        f.AllowOnly("epsilon", "maxRuns", "budgetSec");
+        f.AllowOnly("epsilon", "maxRuns", "budgetSec", "parallel");
         var eps = f.NumberOr("epsilon", 0.01)!.Value;
         if (eps is <= 0 or >= 1) throw f.Error($"must be between 0 and 1, found {eps}", "epsilon");
-        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1)!.Value, f.NumberOr("budgetSec", 120)!.Value);
+        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1)!.Value, f.NumberOr("budgetSec", 120)!.Value,
+                                      f.IntOr("parallel", 1, min: 1)!.Value);
         if (spec.MaxRuns < spec.RunsForClean)
             throw f.Error($"{spec.MaxRuns} runs can never show p < {eps} at 95%; at least {spec.RunsForClean} are needed", "maxRuns");
         return spec;
@@ -130,6 +132,35 @@ public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, 
     }
 }
 
+/// <summary>
+/// Double-free facts from the crash capture: the aborting free's frames must match CrashingFrames, and another
+/// thread must have freed the same pointer earlier from frames matching OtherFrames.
+/// </summary>
+public sealed record DoubleFreeSpec(IReadOnlyList<string> CrashingFrames, IReadOnlyList<string> OtherFrames)
+{
+    public static DoubleFreeSpec Read(Fields f)
+    {
+        f.AllowOnly("crashingFrames", "otherFrames");
+        var spec = new DoubleFreeSpec(f.Strings("crashingFrames"), f.Strings("otherFrames"));
+        foreach (var pattern in spec.CrashingFrames.Concat(spec.OtherFrames))
+        {
+            try { _ = new System.Text.RegularExpressions.Regex(pattern); }
+            catch (ArgumentException e) { throw f.Error($"'{pattern}' is not a valid regular expression: {e.Message}"); }
+        }
+        return spec;
+    }
+}
+
+/// <summary>On a crash: keep the core, and optionally record every free() (freelog) to name who freed what.</summary>
+public sealed record CrashCapture(bool Core, bool Freelog)
+{
+    public static CrashCapture Read(Fields f)
+    {
+        f.AllowOnly("core", "freelog");
+        return new CrashCapture(f.BoolOr("core", true), f.BoolOr("freelog", false));
+    }
+}
+
 /// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>
 public sealed record HeapSpec(string Type, int Count)
 {
@@ -155,11 +186,11 @@ public sealed record StacksSpec(string Frame)
 /// <summary>The facts that prove this bug; at least one family must be present.</summary>
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
                                StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
-                               UnsupportedSpec? Unsupported = null)
+                               UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null)
 {
     public static Signature Read(Fields f)
     {
-        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported");
+        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
@@ -179,7 +210,8 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
         var heap = f.ObjectOr("heap") is { } hp ? HeapSpec.Read(hp) : null;
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported);
+        var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree);
     }
 }
 
@@ -199,7 +231,7 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
-                              IReadOnlyList<string> Platforms, string Program = "main")
+                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
@@ -233,7 +265,7 @@ public sealed record Manifest(
         {
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program");
             var capture = c.ObjectOr("capture");
-            capture?.AllowOnly("timed");
+            capture?.AllowOnly("timed", "crash");
             var caseEnv = new Dictionary<string, string>(env);
             foreach (var kv in c.StringMap("env")) caseEnv[kv.Key] = kv.Value;
             var spec = new CaseSpec(c.String("id"), c.StringOr("title", "")!, c.Strings("args"),
@@ -242,7 +274,10 @@ public sealed record Manifest(
                                     capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
                                     c.Strings("subjects", required: false) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
-                                    c.StringOr("program", "main")!);
+                                    c.StringOr("program", "main")!,
+                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null);
+            if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
+                throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Program != "main" && spec.CmakeTarget is null)
                 throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)

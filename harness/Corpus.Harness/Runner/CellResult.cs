@@ -23,6 +23,8 @@ public sealed class CellResult
     public List<RunSummary> Runs { get; } = [];
     public List<CaptureRecord> Captures { get; } = [];
     public List<string> CaptureErrors { get; } = [];
+    /// <summary>Double-free facts read from crash cores, by run label.</summary>
+    public Dictionary<string, FreelogAnalysis> CrashFacts { get; } = [];
     /// <summary>Size against time for the complexity plot; empty for other families.</summary>
     public List<SeriesPoint> Series { get; } = [];
     public string? SeriesMetric { get; set; }

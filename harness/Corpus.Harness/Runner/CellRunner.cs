@@ -98,19 +98,26 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         _ => new LinuxProcDump(tools),
     };
 
-    private static (string File, List<string> Args, Dictionary<string, string> Env) Command(
+    private string FreelogLibrary => Path.Combine(options.Root, "build", "harness", "freelog.so");
+    private string FreelogScript => Path.Combine(options.Root, "harness", "native", "freelog", "freelog.py");
+
+    private (string File, List<string> Args, Dictionary<string, string> Env) Command(
         Subject s, string program, CaseSpec cs, string variant, long? n)
     {
         var args = cs.Args.Select(a => a.Replace("{variant}", variant)
                                         .Replace("{n}", n?.ToString(CultureInfo.InvariantCulture) ?? "{n}")).ToList();
         var env = new Dictionary<string, string>(cs.Env);
+        var freelog = cs.Crash is { Freelog: true };
+        if (freelog) env["LD_PRELOAD"] = FreelogLibrary;
         if (s.Kind == SubjectKind.Native) return (program, args, env);
         if (s.Kind == SubjectKind.Mono)
         {
             // Without this, Mono's crash reporter attaches gdb after an abort and can hang there.
             env.TryAdd("MONO_DEBUG", "no-gdb-backtrace");
-            return (s.Path, ["--debug", program, .. args], env);
+            // --jitmap writes /tmp/perf-PID.map, which names JIT code addresses found in a core.
+            return (s.Path, freelog ? ["--debug", "--jitmap", program, .. args] : ["--debug", program, .. args], env);
         }
+        if (freelog) env["DOTNET_PerfMapEnabled"] = "1";
         env["DOTNET_ROOT"] = s.Path;
         env.TryAdd("DOTNET_CLI_TELEMETRY_OPTOUT", "1");
         // --fx-version pins the exact runtime of the subject, even when the root holds several.
@@ -122,8 +129,12 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         TimedCapture? timed, ICaptureBackend backend, CellResult cell, Func<ContainedProcess, Task>? alongside = null)
     {
         var (file, args, env) = Command(s, program, cs, variant, n);
-        var spec = new ProcessSpec(file, args, dir, Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"),
-                                   TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, env);
+        // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
+        var workDir = cs.Crash is null ? dir : Path.Combine(dir, label);
+        Directory.CreateDirectory(workDir);
+        var spec = new ProcessSpec(file, args, workDir, Path.Combine(workDir, $"{label}.stdout"), Path.Combine(workDir, $"{label}.stderr"),
+                                   TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, env,
+                                   CoreDumps: cs.Crash?.Core ?? false);
         using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
         using var p = new ContainedProcess(spec);
         Task? captureTask = null;
@@ -141,6 +152,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var run = await p.WaitAsync();
         if (captureTask is not null) await captureTask;
         if (side is not null) await side;
+        if (cs.Crash is not null) CollectCrash(cs.Crash, s, program, p.Pid, run, workDir, label, cell);
         var metrics = new Dictionary<string, double>();
         // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
         foreach (var line in run.Stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
@@ -153,8 +165,86 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             }
             catch (JsonException e) { cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
-        cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment));
+        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment));
         return (run, metrics);
+    }
+
+    /// <summary>
+    /// procdump -e semantics through the kernel: after a crash, keep the core, name its threads with gdb and, with
+    /// freelog, list every free() of the pointer that blew up. The perf map is moved beside the core either way.
+    /// </summary>
+    private void CollectCrash(CrashCapture crash, Subject s, string program, int pid, RunResult run, string workDir,
+                              string label, CellResult cell)
+    {
+        var perfMap = $"/tmp/perf-{pid}.map";
+        try
+        {
+            if (run.Signal is null || run.TimedOut) return;
+            var core = new[] { "core", $"core.{pid}" }.Select(f => Path.Combine(workDir, f)).FirstOrDefault(File.Exists);
+            if (core is null)
+            {
+                lock (cell.CaptureErrors)
+                    cell.CaptureErrors.Add($"{label}: {run.Signal} but no core in {workDir} (core_pattern: {CorePattern()})");
+                return;
+            }
+            if (File.Exists(perfMap)) File.Copy(perfMap, Path.Combine(workDir, Path.GetFileName(perfMap)), overwrite: true);
+            // gdb needs the real executable behind the subject's launcher.
+            var exe = s.Kind switch
+            {
+                SubjectKind.Mono => new FileInfo(s.Path).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? s.Path,
+                SubjectKind.CoreClr => Path.Combine(s.Path, "dotnet"),
+                _ => program,
+            };
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            var bt = tools.Run("gdb", ["-q", "-batch", "-nx", "-ex", "thread apply all bt", exe, core], TimeSpan.FromMinutes(2));
+            File.WriteAllText(Path.Combine(workDir, "gdb-threads.txt"), bt.Stdout + bt.Stderr);
+            IReadOnlyList<ThreadStack> threads = [];
+            if (crash.Freelog)
+            {
+                var facts = FreelogAnalysis.Run(tools, exe, core, FreelogScript);
+                File.WriteAllText(Path.Combine(workDir, "freelog.txt"), facts.Text);
+                lock (cell.CrashFacts) cell.CrashFacts[label] = facts;
+                threads = facts.Frees.Select(f => new ThreadStack($"LWP {f.Thread}{(f.Aborting ? " (aborting)" : "")}", f.Frames)).ToList();
+            }
+            lock (cell.Captures)
+                cell.Captures.Add(new CaptureRecord("core", core, new FileInfo(core).Length, Math.Round(clock.Elapsed.TotalSeconds, 2),
+                                                    run.WallSeconds, threads, $"{run.Signal} in {label}"));
+        }
+        catch (Exception e) when (e is IOException or InvalidOperationException or UnauthorizedAccessException)
+        {
+            lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: crash capture failed: {e.Message}");
+        }
+        finally
+        {
+            try { File.Delete(perfMap); } catch (IOException) { }
+        }
+    }
+
+    private static string CorePattern()
+    {
+        try { return File.ReadAllText("/proc/sys/kernel/core_pattern").Trim(); }
+        catch (IOException) { return "unknown"; }
+    }
+
+    /// <summary>Double-free facts: a crash is this bug only if the core shows the same pointer freed by two threads.</summary>
+    private static void CheckDoubleFree(Signature sig, CellResult cell, string label)
+    {
+        if (sig.DoubleFree is not { } spec) return;
+        FreelogAnalysis? facts;
+        lock (cell.CrashFacts) cell.CrashFacts.TryGetValue(label, out facts);
+        var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrors)})" : facts.Mismatch(spec);
+        if (why is null)
+        {
+            var other = facts!.Frees.First(f => !f.Aborting && f.Thread != facts.CrashThread);
+            cell.Metrics["double_free"] = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
+            var aborting = facts.Frees.Last(f => f.Aborting);
+            static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Skip(1).Take(3).Select(x => x.Split(' ')[0]));
+            cell.Detail += $"; {facts.Pointer} was freed by LWP {other.Thread} ({Path(other)}), then again by the crashing "
+                           + $"LWP {facts.CrashThread} ({Path(aborting)})";
+            return;
+        }
+        cell.Outcome = Outcome.WrongFailure;
+        cell.Detail += $"; but not this double free: {why}";
     }
 
     /// <summary>procdump -s/-n: after the marker and a delay, count snapshots an interval apart while the target lives.</summary>
@@ -263,44 +353,62 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     {
         var needed = st.RunsForClean;
         var clock = System.Diagnostics.Stopwatch.StartNew();
-        int runs = 0, hits = 0;
-        string? firstHit = null;
+        int started = 0, runs = 0, hits = 0;
+        string? firstHit = null, failure = null, unsupported = null;
         var forced = options.ForceRuns;
-        while (forced is { } f ? runs < f : runs < st.MaxRuns && clock.Elapsed.TotalSeconds < st.BudgetSec)
+        bool MayStart() => failure is null && unsupported is null && (forced is { } f
+            ? started < f
+            : hits == 0 && started < needed && started < st.MaxRuns && clock.Elapsed.TotalSeconds < st.BudgetSec);
+        var inFlight = new Dictionary<Task<(RunResult Run, Dictionary<string, double> Metrics)>, string>();
+        while (true)
         {
-            var label = $"run{runs:D4}";
-            var (run, _) = await ExecuteAsync(s, program, cs, variant, null, dir, label, cs.Timed, backend, cell);
+            while (inFlight.Count < st.Parallel && MayStart())
+            {
+                var label = $"run{started++:D4}";
+                inFlight[ExecuteAsync(s, program, cs, variant, null, dir, label, cs.Timed, backend, cell)] = label;
+            }
+            if (inFlight.Count == 0) break;
+            var done = await Task.WhenAny(inFlight.Keys);
+            var doneLabel = inFlight[done];
+            inFlight.Remove(done);
+            var (run, _) = await done;
             runs++;
             var (outcome, detail) = Classify(cs.Signature, run);
-            if (outcome == Outcome.WrongFailure)
+            switch (outcome)
             {
-                cell.Outcome = Outcome.WrongFailure;
-                cell.Detail = $"run {runs}: {detail}";
-                RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
-                return;
+                case Outcome.Unsupported:
+                    unsupported ??= detail;
+                    break;
+                case Outcome.WrongFailure:
+                    failure ??= $"{doneLabel}: {detail}";
+                    break;
+                case Outcome.Reproduced:
+                    hits++;
+                    firstHit ??= doneLabel;
+                    options.Progress($"{cell.Key} hit in {doneLabel}: {detail}");
+                    break;
+                default:
+                    // Hundreds of clean runs: keep the first one's output only.
+                    if (doneLabel != "run0000") DeleteRun(run, dir, doneLabel, cs.Crash is not null);
+                    break;
             }
-            if (outcome == Outcome.Reproduced)
-            {
-                hits++;
-                firstHit ??= label;
-                options.Progress($"{cell.Key} hit in run {runs}: {detail}");
-                if (forced is null) break;
-            }
-            else if (runs > 1 && label != firstHit)
-            {
-                // Hundreds of clean runs: keep the first one's output only.
-                File.Delete(run.StdoutFile);
-                File.Delete(run.StderrFile);
-            }
-            if (forced is null && hits == 0 && runs >= needed) break;
             if (runs % 50 == 0) options.Progress($"{cell.Key} {hits}/{runs} hits, {clock.Elapsed.TotalSeconds:0} s");
         }
         var rate = RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
-        if (hits > 0)
+        if (unsupported is not null)
+        {
+            (cell.Outcome, cell.Detail) = (Outcome.Unsupported, unsupported);
+        }
+        else if (failure is not null)
+        {
+            (cell.Outcome, cell.Detail) = (Outcome.WrongFailure, failure);
+        }
+        else if (hits > 0)
         {
             cell.Outcome = Outcome.Reproduced;
             cell.Detail = $"first hit in {firstHit} ({rate}); output matches the signature";
             CheckStacks(cs.Signature, cell);
+            CheckDoubleFree(cs.Signature, cell, firstHit!);
         }
         else if (runs >= needed)
         {
@@ -313,6 +421,20 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             cell.Detail = $"inconclusive: 0 hits in {runs} runs within the {st.BudgetSec:0} s budget; "
                           + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)";
         }
+    }
+
+    private static void DeleteRun(RunResult run, string dir, string label, bool ownFolder)
+    {
+        try
+        {
+            if (ownFolder) Directory.Delete(Path.Combine(dir, label), recursive: true);
+            else
+            {
+                File.Delete(run.StdoutFile);
+                File.Delete(run.StderrFile);
+            }
+        }
+        catch (IOException) { }
     }
 
     private static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
