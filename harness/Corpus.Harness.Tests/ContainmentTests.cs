@@ -105,22 +105,31 @@ public sealed class ContainmentTests : IDisposable
     [Fact]
     public void NewShmEntriesAreSweptUnlessSomeoneHoldsThem()
     {
-        var leaked = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-leak-{Environment.ProcessId}");
-        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-held-{Environment.ProcessId}");
+        // A run's process is "us" here; pid 999999998 stands for it so that no real process can share the name.
+        const int runPid = 999999998;
+        var leaked = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-leak.{runPid}");
+        var foreign = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-foreign-{Environment.ProcessId}");
+        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-held.{runPid}");
         try
         {
             using var holder = new FileStream(held, FileMode.Create);
             var janitor = new ShmJanitor(_dir);
+            janitor.Own(runPid);
             File.WriteAllText(leaked, "x");
+            File.WriteAllText(foreign, "x");
             janitor.Dispose();
             Assert.False(File.Exists(leaked));
+            Assert.Contains(Path.GetFileName(leaked), janitor.Removed);
+            // New and unheld, but not named after a process of the run: someone else's, left alone.
+            Assert.True(File.Exists(foreign));
+            Assert.Contains(Path.GetFileName(foreign), janitor.Unattributed);
             // Created before the janitor started: not ours, kept.
             Assert.True(File.Exists(held));
-            Assert.Contains(Path.GetFileName(leaked), janitor.Removed);
         }
         finally
         {
             File.Delete(leaked);
+            File.Delete(foreign);
             File.Delete(held);
         }
     }
@@ -128,10 +137,11 @@ public sealed class ContainmentTests : IDisposable
     [Fact]
     public void ASegmentOpenedDuringTheRunIsLeftToItsOwner()
     {
-        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-live-{Environment.ProcessId}");
+        var held = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-live.999999998");
         try
         {
             var janitor = new ShmJanitor(_dir);
+            janitor.Own(999999998);
             using (new FileStream(held, FileMode.Create))
             {
                 janitor.Dispose();
@@ -144,9 +154,9 @@ public sealed class ContainmentTests : IDisposable
     [Fact]
     public void TheLedgerOfADeadHarnessIsFinished()
     {
-        var leaked = Path.Combine(ShmJanitor.ShmDir, $"corpus-test-stale-{Environment.ProcessId}");
-        var ledger = Path.Combine(_dir, "shm-999999999.ledger");
-        File.WriteAllLines(ledger, Directory.GetFileSystemEntries(ShmJanitor.ShmDir).Select(Path.GetFileName).OfType<string>());
+        var leaked = Path.Combine(ShmJanitor.ShmDir, "mono.999999997");
+        var ledger = Path.Combine(_dir, "shm-999999999-1.ledger");
+        File.WriteAllLines(ledger, ["#pids 999999997", .. Directory.GetFileSystemEntries(ShmJanitor.ShmDir).Select(Path.GetFileName).OfType<string>()]);
         File.WriteAllText(leaked, "x");
         try
         {

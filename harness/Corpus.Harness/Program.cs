@@ -83,7 +83,8 @@ public static class Program
     {
         var n = MemoryCgroup.CleanStale();
         var shm = ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
-        Console.WriteLine($"removed {n} leftover cgroups and {shm} leftover /dev/shm entries");
+        var maps = ShmJanitor.CleanDeadPerfMaps();
+        Console.WriteLine($"removed {n} leftover cgroups, {shm} /dev/shm entries and {maps} perf maps of dead processes");
         return 0;
     }
 

@@ -1,17 +1,23 @@
 namespace Corpus.Harness.Containment;
 
 /// <summary>
-/// Removes /dev/shm entries that appeared during a run. Leaks of named shared memory outlive every process,
-/// so a killed repro would otherwise leave them for good. A ledger file lets the next harness finish the job
-/// when this one is killed mid-run.
+/// Removes /dev/shm entries that a run left behind. Named shared memory outlives every process, so a killed
+/// repro (or a crashed Mono, which leaves /dev/shm/mono.PID) would otherwise leak it for good. Only entries that
+/// appeared during the run, that nobody holds, and whose name carries the pid of a process of the run are ours to
+/// remove; anything else new is reported, not touched, since another program on the host may have made it.
+/// A ledger file lets the next harness finish the job when this one is killed mid-run.
 /// </summary>
-public sealed class ShmJanitor : IDisposable
+public sealed partial class ShmJanitor : IDisposable
 {
     public const string ShmDir = "/dev/shm";
+    private const string PidsLine = "#pids";
     private readonly HashSet<string> _before;
+    private readonly HashSet<int> _pids = [];
     private readonly string _ledger;
 
     public IReadOnlyList<string> Removed { get; private set; } = [];
+    /// <summary>New, unheld entries that carry none of the run's pids: left alone.</summary>
+    public IReadOnlyList<string> Unattributed { get; private set; } = [];
 
     private static int _sequence;
 
@@ -21,7 +27,19 @@ public sealed class ShmJanitor : IDisposable
         Directory.CreateDirectory(ledgerDir);
         // One ledger per run: runs of one harness may overlap (parallel race runs).
         _ledger = Path.Combine(ledgerDir, $"shm-{Environment.ProcessId}-{Interlocked.Increment(ref _sequence)}.ledger");
-        File.WriteAllLines(_ledger, _before);
+        WriteLedger();
+    }
+
+    /// <summary>A process of this run: entries named after it are the run's.</summary>
+    public void Own(int pid)
+    {
+        lock (_pids) _pids.Add(pid);
+        WriteLedger();
+    }
+
+    private void WriteLedger()
+    {
+        lock (_pids) File.WriteAllLines(_ledger, [$"{PidsLine} {string.Join(' ', _pids)}", .. _before]);
     }
 
     private static IEnumerable<string> List() =>
@@ -29,19 +47,28 @@ public sealed class ShmJanitor : IDisposable
 
     public void Dispose()
     {
-        Removed = Sweep(_before);
+        HashSet<int> pids;
+        lock (_pids) pids = [.. _pids];
+        (Removed, Unattributed) = Sweep(_before, pids);
         File.Delete(_ledger);
     }
 
-    private static List<string> Sweep(HashSet<string> before)
+    private static (List<string> Removed, List<string> Unattributed) Sweep(HashSet<string> before, HashSet<int> pids)
     {
         var removed = new List<string>();
+        var other = new List<string>();
         var fresh = List().Where(n => !before.Contains(n)).ToList();
-        if (fresh.Count == 0) return removed;
-        // Someone else's live segment that appeared meanwhile is open or mapped somewhere: leave it alone.
+        if (fresh.Count == 0) return (removed, other);
+        // A segment that is open or mapped somewhere is in use, whoever made it: leave it alone.
         var inUse = InUse();
         foreach (var name in fresh.Where(n => !inUse.Contains(n)))
         {
+            var numbers = Numbers().Matches(name).Select(m => int.TryParse(m.Value, out var v) ? v : -1);
+            if (!numbers.Any(pids.Contains))
+            {
+                other.Add(name);
+                continue;
+            }
             try
             {
                 File.Delete(Path.Combine(ShmDir, name));
@@ -49,8 +76,11 @@ public sealed class ShmJanitor : IDisposable
             }
             catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
         }
-        return removed;
+        return (removed, other);
     }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"\d+")]
+    private static partial System.Text.RegularExpressions.Regex Numbers();
 
     private static HashSet<string> InUse()
     {
@@ -73,6 +103,19 @@ public sealed class ShmJanitor : IDisposable
         return names;
     }
 
+    /// <summary>Perf maps (/tmp/perf-PID.map) of processes that are gone: crash-capture runs of a killed harness.</summary>
+    public static int CleanDeadPerfMaps()
+    {
+        var n = 0;
+        foreach (var map in Directory.GetFiles("/tmp", "perf-*.map"))
+        {
+            var pid = Path.GetFileNameWithoutExtension(map)["perf-".Length..];
+            if (!int.TryParse(pid, out var p) || Directory.Exists($"/proc/{p}")) continue;
+            try { File.Delete(map); n++; } catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
+        }
+        return n;
+    }
+
     /// <summary>Finishes the sweep of a harness that died mid-run (its pid no longer lives).</summary>
     public static int CleanStale(string ledgerDir)
     {
@@ -82,7 +125,10 @@ public sealed class ShmJanitor : IDisposable
         {
             var owner = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..].Split('-')[0];
             if (int.TryParse(owner, out var pid) && pid != Environment.ProcessId && Directory.Exists($"/proc/{pid}")) continue;
-            n += Sweep(File.ReadAllLines(ledger).ToHashSet()).Count;
+            var lines = File.ReadAllLines(ledger);
+            var pids = lines.FirstOrDefault(l => l.StartsWith(PidsLine))?[PidsLine.Length..]
+                           .Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse).ToHashSet() ?? [];
+            n += Sweep(lines.Where(l => !l.StartsWith(PidsLine)).ToHashSet(), pids).Removed.Count;
             File.Delete(ledger);
         }
         return n;

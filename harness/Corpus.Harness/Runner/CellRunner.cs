@@ -137,6 +137,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                                    CoreDumps: cs.Crash?.Core ?? false);
         using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
         using var p = new ContainedProcess(spec);
+        janitor.Own(p.Pid);
         Task? captureTask = null;
         if (timed is not null)
         {
