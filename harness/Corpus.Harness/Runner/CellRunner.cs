@@ -126,7 +126,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
 
     private async Task<(RunResult Run, Dictionary<string, double> Metrics)> ExecuteAsync(
         Subject s, string program, CaseSpec cs, string variant, long? n, string dir, string label,
-        TimedCapture? timed, ICaptureBackend backend, CellResult cell, Func<ContainedProcess, Task>? alongside = null)
+        TimedCapture? timed, ICaptureBackend backend, CellResult cell, Func<ContainedProcess, Task>? alongside = null,
+        Action<RunResult>? exited = null)
     {
         var (file, args, env) = Command(s, program, cs, variant, n);
         // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
@@ -153,6 +154,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var run = await p.WaitAsync();
         if (captureTask is not null) await captureTask;
         if (side is not null) await side;
+        exited?.Invoke(run);
         if (cs.Crash is not null) CollectCrash(cs.Crash, s, program, p.Pid, run, workDir, label, cell);
         var metrics = new Dictionary<string, double>();
         // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
@@ -239,7 +241,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             var other = facts!.Frees.First(f => !f.Aborting && f.Thread != facts.CrashThread);
             cell.Metrics["double_free"] = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
             var aborting = facts.Frees.Last(f => f.Aborting);
-            static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Skip(1).Take(3).Select(x => x.Split(' ')[0]));
+            static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]));
             cell.Detail += $"; {facts.Pointer} was freed by LWP {other.Thread} ({Path(other)}), then again by the crashing "
                            + $"LWP {facts.CrashThread} ({Path(aborting)})";
             return;
@@ -357,16 +359,22 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         int started = 0, runs = 0, hits = 0;
         string? firstHit = null, failure = null, unsupported = null;
         var forced = options.ForceRuns;
+        // Set as soon as a run ends with the signature, before its crash capture is read, so no new run starts.
+        var hitSeen = false;
+        void Exited(RunResult r)
+        {
+            if (forced is null && Classify(cs.Signature, r).Item1 == Outcome.Reproduced) hitSeen = true;
+        }
         bool MayStart() => failure is null && unsupported is null && (forced is { } f
             ? started < f
-            : hits == 0 && started < needed && started < st.MaxRuns && clock.Elapsed.TotalSeconds < st.BudgetSec);
+            : !hitSeen && hits == 0 && started < needed && started < st.MaxRuns && clock.Elapsed.TotalSeconds < st.BudgetSec);
         var inFlight = new Dictionary<Task<(RunResult Run, Dictionary<string, double> Metrics)>, string>();
         while (true)
         {
             while (inFlight.Count < st.Parallel && MayStart())
             {
                 var label = $"run{started++:D4}";
-                inFlight[ExecuteAsync(s, program, cs, variant, null, dir, label, cs.Timed, backend, cell)] = label;
+                inFlight[ExecuteAsync(s, program, cs, variant, null, dir, label, cs.Timed, backend, cell, exited: Exited)] = label;
             }
             if (inFlight.Count == 0) break;
             var done = await Task.WhenAny(inFlight.Keys);
