@@ -62,6 +62,26 @@ public class CaptureTests
     }
 
     [Fact]
+    public async Task LinuxProcDumpWritesARealCore()
+    {
+        // Debian's procdump is part of the setup; a machine without it fails here rather than skipping.
+        var backend = new LinuxProcDump(ToolRunner.Instance);
+        Assert.Null(backend.Unavailable);
+        var dir = Directory.CreateTempSubdirectory("corpus-procdump-").FullName;
+        try
+        {
+            using var target = new ContainedProcess(new ProcessSpec("/bin/sleep", ["30"], dir,
+                Path.Combine(dir, "o"), Path.Combine(dir, "e"), TimeSpan.FromSeconds(60), 64 << 20));
+            var record = await backend.SnapshotAsync(target, dir, 0, CancellationToken.None);
+            Assert.True(File.Exists(record.File));
+            Assert.StartsWith("core-0_", Path.GetFileName(record.File));
+            Assert.True(record.Bytes > 100_000, $"core of {record.Bytes} bytes");
+            Assert.False(target.HasExited);   // a snapshot, not a kill
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    [Fact]
     public void LinuxProcDumpCommandLines()
     {
         Assert.Equal("-n 1 -s 1 -o /a/core-0 -p 7", string.Join(' ', LinuxProcDump.SnapshotArgs(7, "/a/core-0")));

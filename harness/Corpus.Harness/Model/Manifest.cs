@@ -216,14 +216,15 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
 }
 
 /// <summary>procdump -s/-n semantics, started when a marker line appears.</summary>
-public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap)
+/// <param name="Core">After the series, one native core of the process with Debian's procdump (for gdb).</param>
+public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap, bool Core = false)
 {
     public static TimedCapture Read(Fields f)
     {
-        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap");
+        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core");
         return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0)!.Value,
                                 f.NumberOr("intervalSec", 1)!.Value, f.IntOr("count", 3, min: 1)!.Value,
-                                f.BoolOr("heap", false));
+                                f.BoolOr("heap", false), f.BoolOr("core", false));
     }
 }
 

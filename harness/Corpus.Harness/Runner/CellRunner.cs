@@ -147,7 +147,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             {
                 var trigger = new TaskCompletionSource();
                 p.Line += (line, _, _) => { if (line.Contains(timed.Marker)) trigger.TrySetResult(); };
-                captureTask = CaptureSeriesAsync(p, trigger.Task, timed, backend, Path.Combine(dir, "captures"), cell);
+                captureTask = CaptureSeriesAsync(p, trigger.Task, timed, backend, Path.Combine(dir, "captures"), cell,
+                                                 timed.Core ? new LinuxProcDump(tools) : null);
             }
         }
         var side = alongside?.Invoke(p);
@@ -252,7 +253,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
 
     /// <summary>procdump -s/-n: after the marker and a delay, count snapshots an interval apart while the target lives.</summary>
     private static async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, ICaptureBackend backend,
-                                                 string dir, CellResult cell)
+                                                 string dir, CellResult cell, ICaptureBackend? core = null)
     {
         var exited = Task.Run(async () => { while (!p.HasExited) await Task.Delay(50); });
         if (await Task.WhenAny(trigger, exited) != trigger) return;
@@ -268,6 +269,18 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             }
             catch (Exception e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{backend.Name} snapshot {i}: {e.Message}"); }
         }
+        if (core is null || p.HasExited) return;
+        if (core.Unavailable is { } why)
+        {
+            lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{core.Name}: {why}");
+            return;
+        }
+        try
+        {
+            var record = await Task.Run(() => core.SnapshotAsync(p, dir, timed.Count, CancellationToken.None));
+            lock (cell.Captures) cell.Captures.Add(record);
+        }
+        catch (Exception e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{core.Name}: {e.Message}"); }
     }
 
     private async Task RunOnceAsync(Manifest m, CaseSpec cs, string variant, Subject s, string program, ICaptureBackend backend,
@@ -524,7 +537,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var re = new Regex(sig.Stacks.Frame);
         var hits = cell.Captures.SelectMany(c => c.Threads.Select(t => (c, t)))
                        .Where(x => x.t.Frames.Any(f => re.IsMatch(f))).ToList();
-        cell.Metrics["stack_hits"] = $"{hits.Select(h => h.c).Distinct().Count()}/{cell.Captures.Count} snapshots";
+        cell.Metrics["stack_hits"] = $"{hits.Select(h => h.c).Distinct().Count()}/{cell.Captures.Count(c => c.Threads.Count > 0)} snapshots";
         if (hits.Count > 0)
         {
             var (c, t) = hits[0];
