@@ -230,27 +230,6 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         catch (IOException) { return "unknown"; }
     }
 
-    /// <summary>Double-free facts: a crash is this bug only if the core shows the same pointer freed by two threads.</summary>
-    private static void CheckDoubleFree(Signature sig, CellResult cell, string label)
-    {
-        if (sig.DoubleFree is not { } spec) return;
-        FreelogAnalysis? facts;
-        lock (cell.CrashFacts) cell.CrashFacts.TryGetValue(label, out facts);
-        var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrors)})" : facts.Mismatch(spec);
-        if (why is null)
-        {
-            var other = facts!.Frees.First(f => !f.Aborting && f.Thread != facts.CrashThread);
-            cell.Metrics["double_free"] = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
-            var aborting = facts.Frees.Last(f => f.Aborting);
-            static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]));
-            cell.Detail += $"; {facts.Pointer} was freed by LWP {other.Thread} ({Path(other)}), then again by the crashing "
-                           + $"LWP {facts.CrashThread} ({Path(aborting)})";
-            return;
-        }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += $"; but not this double free: {why}";
-    }
-
     /// <summary>procdump -s/-n: after the marker and a delay, count snapshots an interval apart while the target lives.</summary>
     private static async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, ICaptureBackend backend,
                                                  string dir, CellResult cell, ICaptureBackend? core = null)
@@ -298,7 +277,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var (outcome, detail) = Classify(cs.Signature, run);
         if (outcome != Outcome.Unsupported && probe is not null && leak is not null)
         {
-            RecordLeak(cell, leak);
+            Evidence.RecordLeak(cell, leak);
             (outcome, detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
                 ? (Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
                 : probe.Judge(leak);
@@ -307,44 +286,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         cell.Detail = detail;
         if (outcome == Outcome.Reproduced)
         {
-            CheckStacks(cs.Signature, cell);
-            CheckHeap(cs.Signature, cell);
+            Evidence.CheckStacks(cs.Signature, cell);
+            Evidence.CheckHeap(cs.Signature, cell);
         }
-    }
-
-    private static void RecordLeak(CellResult cell, LeakMeasure m)
-    {
-        static double Mb(long b) => Math.Round(b / 1048576.0, 1);
-        cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
-        cell.Metrics["rss_mb"] = Mb(m.RssBytes);
-        cell.Metrics["held_objects"] = m.HeldObjects;
-        cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
-        cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
-        cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
-        cell.TimeSeries["Shmem - baseline (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
-        cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
-    }
-
-    /// <summary>Heap facts: a reproduction must show the expected number of live instances in a heap capture.</summary>
-    private static void CheckHeap(Signature sig, CellResult cell)
-    {
-        if (sig.Heap is not { } heap) return;
-        var heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
-        if (heaps.Count == 0)
-        {
-            // Only CoreCLR captures have heap facts; elsewhere the family has nothing to say.
-            if (cell.CaptureErrors.Count > 0) cell.Detail += $"; no heap capture ({string.Join("; ", cell.CaptureErrors)})";
-            return;
-        }
-        var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
-        cell.Metrics["heap_instances"] = $"{seen} {heap.Type}";
-        if (seen == heap.Count)
-        {
-            cell.Detail += $"; the heap holds {seen} live {heap.Type}";
-            return;
-        }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += $"; but the heap holds {seen} {heap.Type}, not {heap.Count}";
     }
 
     /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>
@@ -416,7 +360,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             }
             if (runs % 50 == 0) options.Progress($"{cell.Key} {hits}/{runs} hits, {clock.Elapsed.TotalSeconds:0} s");
         }
-        var rate = RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
+        var rate = Evidence.RecordRate(cell, hits, runs, clock.Elapsed.TotalSeconds, needed);
         if (unsupported is not null)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, unsupported);
@@ -429,8 +373,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             cell.Outcome = Outcome.Reproduced;
             cell.Detail = $"first hit in {firstHit} ({rate}); output matches the signature";
-            CheckStacks(cs.Signature, cell);
-            CheckDoubleFree(cs.Signature, cell, firstHit!);
+            Evidence.CheckStacks(cs.Signature, cell);
+            Evidence.CheckDoubleFree(cs.Signature, cell, firstHit!);
         }
         else if (runs >= needed)
         {
@@ -457,20 +401,6 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             }
         }
         catch (IOException) { }
-    }
-
-    private static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
-    {
-        var rate = RaceStatistics.Wilson(hits, runs);
-        cell.Metrics["hits"] = hits;
-        cell.Metrics["runs"] = runs;
-        cell.Metrics["rate"] = Math.Round(rate.Point, 4);
-        cell.Metrics["rate_ci95"] = new[] { Math.Round(rate.Low, 4), Math.Round(rate.High, 4) };
-        cell.Metrics["runs_for_clean"] = needed;
-        if (hits == 0) cell.Metrics["p_upper95"] = Math.Round(RaceStatistics.UpperBoundAfterZeroHits(runs), 4);
-        cell.Metrics["race_s"] = Math.Round(seconds, 1);
-        cell.Metrics["s_per_run"] = runs == 0 ? 0 : Math.Round(seconds / runs, 3);
-        return rate;
     }
 
     private async Task RunSweepAsync(Manifest m, CaseSpec cs, string variant, Subject s, string program, ComplexitySpec cx,
@@ -516,7 +446,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             cell.Outcome = Outcome.Reproduced;
             cell.Detail = $"exponent {fit.Exponent:0.00} ≥ {cx.ReproducedMin} (r² {fit.R2:0.000})";
-            CheckStacks(cs.Signature, cell);
+            Evidence.CheckStacks(cs.Signature, cell);
         }
         else if (fit.Exponent <= cx.CleanMax)
         {
@@ -530,24 +460,4 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
     }
 
-    /// <summary>Stack facts: a reproduction must also show the hot path in a snapshot, when the case asks for it.</summary>
-    private static void CheckStacks(Signature sig, CellResult cell)
-    {
-        if (sig.Stacks is null) return;
-        var re = new Regex(sig.Stacks.Frame);
-        var hits = cell.Captures.SelectMany(c => c.Threads.Select(t => (c, t)))
-                       .Where(x => x.t.Frames.Any(f => re.IsMatch(f))).ToList();
-        cell.Metrics["stack_hits"] = $"{hits.Select(h => h.c).Distinct().Count()}/{cell.Captures.Count(c => c.Threads.Count > 0)} snapshots";
-        if (hits.Count > 0)
-        {
-            var (c, t) = hits[0];
-            cell.Metrics["hot_frames"] = t.Frames.Take(6).ToList();
-            cell.Detail += $"; snapshot {Path.GetFileName(c.File)} shows /{sig.Stacks.Frame}/ on thread '{t.Thread}'";
-            return;
-        }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += cell.Captures.Count == 0
-            ? $"; but no stack snapshot was taken ({string.Join("; ", cell.CaptureErrors)})"
-            : $"; but no snapshot shows /{sig.Stacks.Frame}/";
-    }
 }
