@@ -103,6 +103,32 @@ public sealed class ContainmentTests : IDisposable
     }
 
     [Fact]
+    public void StaleCgroupsUnderAnotherParentAreFoundToo()
+    {
+        var (parent, v2, _) = MemoryCgroup.Locate();
+        if (parent is null || v2) return;   // v1 layout here; the walk is the same on v2
+        // As if a harness had run from another shell's cgroup and been killed.
+        var otherParent = $"/sys/fs/cgroup/memory/corpus-xparent-{Environment.ProcessId}";
+        var stale = Path.Combine(otherParent, MemoryCgroup.Prefix, "999999999-7");
+        Directory.CreateDirectory(stale);
+        try
+        {
+            using var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {stale}/cgroup.procs; exec sleep 300.126"]);
+            var until = DateTime.UtcNow.AddSeconds(5);
+            while (File.ReadAllText(Path.Combine(stale, "cgroup.procs")).Trim().Length == 0 && DateTime.UtcNow < until) Thread.Sleep(20);
+            Assert.True(MemoryCgroup.CleanStale() >= 1);
+            Assert.False(Directory.Exists(stale));
+            Assert.True(sleeper.WaitForExit(5000));
+        }
+        finally
+        {
+            if (Directory.Exists(stale)) Directory.Delete(stale);
+            Directory.Delete(Path.Combine(otherParent, MemoryCgroup.Prefix));
+            Directory.Delete(otherParent);
+        }
+    }
+
+    [Fact]
     public void NewShmEntriesAreSweptUnlessSomeoneHoldsThem()
     {
         // A run's process is "us" here; pid 999999998 stands for it so that no real process can share the name.

@@ -136,17 +136,45 @@ public sealed class MemoryCgroup : IDisposable
     public static int CleanStale()
     {
         var (parent, v2, _) = Locate();
-        if (parent is null || !Directory.Exists(parent)) return 0;
+        if (parent is null) return 0;
+        // A harness started from another cgroup (another shell, a CI step) kept its runs under its own parent:
+        // look for every corpus folder a few levels below the mount, not only ours.
+        var parents = new HashSet<string> { parent };
+        foreach (var dir in Walk(FindMount(parent), depth: 4))
+            if (Path.GetFileName(dir) == Prefix) parents.Add(dir);
         var n = 0;
-        foreach (var dir in Directory.GetDirectories(parent))
-        {
-            // Names start with the owning harness's pid; a live owner is another run, not debris.
-            var owner = Path.GetFileName(dir).Split('-')[0];
-            if (int.TryParse(owner, out var pid) && pid != Environment.ProcessId && Directory.Exists($"/proc/{pid}"))
-                continue;
-            new MemoryCgroup(dir, v2).Dispose();
-            n++;
-        }
+        foreach (var p in parents.Where(Directory.Exists))
+            foreach (var dir in Directory.GetDirectories(p))
+            {
+                // Names start with the owning harness's pid; a live owner (this process included) is a run, not debris.
+                var owner = Path.GetFileName(dir).Split('-')[0];
+                if (int.TryParse(owner, out var pid) && Directory.Exists($"/proc/{pid}")) continue;
+                new MemoryCgroup(dir, v2).Dispose();
+                n++;
+            }
         return n;
+    }
+
+    /// <summary>The cgroup mount that holds a path: the folder right above its first "/sys/fs/cgroup…" segment.</summary>
+    private static string FindMount(string path)
+    {
+        foreach (var m in new[] { "/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" })
+            if (path.StartsWith(m + "/")) return m;
+        return Path.GetDirectoryName(path)!;
+    }
+
+    private static IEnumerable<string> Walk(string root, int depth)
+    {
+        if (depth == 0) yield break;
+        string[] children;
+        try { children = Directory.GetDirectories(root); }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { yield break; }
+        foreach (var child in children)
+        {
+            yield return child;
+            // A corpus folder's children are runs, not more corpus folders.
+            if (Path.GetFileName(child) == Prefix) continue;
+            foreach (var grandchild in Walk(child, depth - 1)) yield return grandchild;
+        }
     }
 }

@@ -124,7 +124,7 @@ public sealed partial class ShmJanitor : IDisposable
         foreach (var ledger in Directory.GetFiles(ledgerDir, "shm-*.ledger"))
         {
             var owner = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..].Split('-')[0];
-            if (int.TryParse(owner, out var pid) && pid != Environment.ProcessId && Directory.Exists($"/proc/{pid}")) continue;
+            if (int.TryParse(owner, out var pid) && Directory.Exists($"/proc/{pid}")) continue;
             var lines = File.ReadAllLines(ledger);
             var pids = lines.FirstOrDefault(l => l.StartsWith(PidsLine))?[PidsLine.Length..]
                            .Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse).ToHashSet() ?? [];
