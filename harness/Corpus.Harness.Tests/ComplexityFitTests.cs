@@ -37,6 +37,24 @@ public class ComplexityFitTests
     }
 
     [Fact]
+    public void MedianPairSlopeShrugsOffOneDisturbedRun()
+    {
+        // A quadratic series whose 300K point ran twice as slow as it should, as seen on a busy host.
+        var points = new[] { 1e5, 2e5, 3e5, 4e5 }.Select(n => (n, 1e-10 * n * n)).ToList();
+        points[2] = (points[2].n, points[2].Item2 * 2);
+        var robust = ComplexityFit.MedianPairSlope(points);
+        var ls = ComplexityFit.LogLog(points).Exponent;
+        Assert.InRange(robust, 1.8, 2.6);
+        Assert.True(Math.Abs(robust - 2) < Math.Abs(ls - 2) || Math.Abs(robust - 2) < 0.3, $"robust {robust}, least squares {ls}");
+    }
+
+    [Theory]
+    [InlineData(1.0)]
+    [InlineData(2.0)]
+    public void MedianPairSlopeOfAnExactPowerLaw(double k) =>
+        Assert.Equal(k, ComplexityFit.MedianPairSlope(new[] { 1e4, 3e4, 1e5 }.Select(n => (n, Math.Pow(n, k))).ToList()), 9);
+
+    [Fact]
     public void FlatSeriesHasSlopeZero() =>
         Assert.Equal(0.0, ComplexityFit.LogLog([(1e3, 2.0), (1e4, 2.0), (1e5, 2.0)]).Exponent, 12);
 

@@ -438,25 +438,29 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             options.Progress($"{cell.Key} n={sizes[^1]} capture run …");
             await ExecuteAsync(s, program, cs, variant, sizes[^1], dir, $"capture-n{sizes[^1]}", cs.Timed, backend, cell);
         }
+        // The verdict uses the outlier-resistant slope; the least-squares fit and its r² are kept beside it.
         var fit = ComplexityFit.LogLog(points);
-        cell.Metrics["exponent"] = Math.Round(fit.Exponent, 3);
+        var exponent = ComplexityFit.MedianPairSlope(points);
+        cell.Metrics["exponent"] = Math.Round(exponent, 3);
+        cell.Metrics["ls_exponent"] = Math.Round(fit.Exponent, 3);
         cell.Metrics["r2"] = Math.Round(fit.R2, 4);
         cell.Metrics[$"{cx.Metric}@{sizes[^1]}"] = Math.Round(points[^1].Seconds, 4);
-        if (fit.Exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
+        var facts = $"median pair slope {exponent:0.00}; least squares {fit.Exponent:0.00}, r² {fit.R2:0.000}";
+        if (exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
         {
             cell.Outcome = Outcome.Reproduced;
-            cell.Detail = $"exponent {fit.Exponent:0.00} ≥ {cx.ReproducedMin} (r² {fit.R2:0.000})";
+            cell.Detail = $"exponent {exponent:0.00} ≥ {cx.ReproducedMin} ({facts})";
             Evidence.CheckStacks(cs.Signature, cell);
         }
-        else if (fit.Exponent <= cx.CleanMax)
+        else if (exponent <= cx.CleanMax)
         {
             cell.Outcome = Outcome.Clean;
-            cell.Detail = $"exponent {fit.Exponent:0.00} ≤ {cx.CleanMax} (r² {fit.R2:0.000})";
+            cell.Detail = $"exponent {exponent:0.00} ≤ {cx.CleanMax} ({facts})";
         }
         else
         {
             cell.Outcome = Outcome.WrongFailure;
-            cell.Detail = $"exponent {fit.Exponent:0.00} (r² {fit.R2:0.000}) is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2})";
+            cell.Detail = $"exponent {exponent:0.00} is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2}) ({facts})";
         }
     }
 

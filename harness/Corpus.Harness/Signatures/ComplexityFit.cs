@@ -25,6 +25,23 @@ public sealed record ComplexityFit(double Exponent, double Intercept, double R2,
         return new ComplexityFit(slope, my - slope * mx, r2, points.Count);
     }
 
+    /// <summary>
+    /// Theil–Sen: the median of the slopes between every pair of points. One badly disturbed run moves a
+    /// least-squares slope a lot and this one hardly at all, which matters on a shared 2-core machine.
+    /// </summary>
+    public static double MedianPairSlope(IReadOnlyList<(double N, double Seconds)> points)
+    {
+        var slopes = new List<double>();
+        for (var i = 0; i < points.Count; i++)
+            for (var j = i + 1; j < points.Count; j++)
+                if (points[i].N != points[j].N)
+                    slopes.Add((Math.Log(points[j].Seconds) - Math.Log(points[i].Seconds)) / (Math.Log(points[j].N) - Math.Log(points[i].N)));
+        if (slopes.Count == 0) throw new ArgumentException("a slope needs two distinct sizes");
+        slopes.Sort();
+        var mid = slopes.Count / 2;
+        return slopes.Count % 2 == 1 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2;
+    }
+
     /// <summary>The fitted time at size n.</summary>
     public double Predict(double n) => Math.Exp(Intercept + Exponent * Math.Log(n));
 }
