@@ -79,7 +79,12 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             cell.Detail = build.Error!;
             return;
         }
-        cell.Metrics["runtime"] = subject.Kind == SubjectKind.Mono ? $"mono {subject.Path}" : $"coreclr {subject.Version} at {subject.Path}";
+        cell.Metrics["runtime"] = subject.Kind switch
+        {
+            SubjectKind.Mono => $"mono {subject.Path}",
+            SubjectKind.CoreClr => $"coreclr {subject.Version} at {subject.Path}",
+            _ => $"native on {System.Runtime.InteropServices.RuntimeInformation.OSDescription}",
+        };
         var backend = CaptureBackendFor(subject, cs);
         if (cs.Signature.Complexity is { } cx)
             await RunSweepAsync(m, cs, variant, subject, build.Program, cx, backend, cell, dir);

@@ -59,6 +59,10 @@ namespace Corpus.Repros.FileMappingLeak
                     Mappings.Add(map); // the object, and every page of it, stays
             }
 
+            // Collect first, so a heap dump taken at the marker counts only maps something still holds.
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
             long held = Mappings.Count;
             long bytes = held * size;
             output.WriteLine("REPRO-REACHED leaked count=" + held.ToString(CultureInfo.InvariantCulture)
