@@ -115,19 +115,20 @@ public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
 }
 
 /// <summary>
-/// Leak family for shared memory: when the marker line appears, system Shmem has grown by about LeakBytes while
-/// the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd objects of that size.
+/// Leak family for shared memory: when the marker line appears, the shared memory charged to the cell has grown by
+/// about LeakBytes while the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd
+/// objects of that size. After the run the cell's shared memory must be gone, within ReturnToleranceMB.
 /// </summary>
-public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnTolerance,
+public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnToleranceMB,
                                double SettleSec)
 {
     public static ShmemSpec Read(Fields f)
     {
-        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnTolerance", "settleSec");
+        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
         var leak = f.NumberOr("leakBytes", null, required: true)!.Value;
         if (leak <= 0) throw f.Error("must be positive", "leakBytes");
         return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10)!.Value,
-                             f.NumberOr("maxRssFraction", 0.10)!.Value, f.NumberOr("returnTolerance", 0.05)!.Value,
+                             f.NumberOr("maxRssFraction", 0.10)!.Value, f.NumberOr("returnToleranceMB", 16)!.Value,
                              f.NumberOr("settleSec", 0.5)!.Value);
     }
 }
