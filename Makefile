@@ -19,7 +19,7 @@ SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
          $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: setup run test unit gate validate clean lost-memory
+.PHONY: setup run test unit gate validate clean lost-memory new-repro stress
 setup:
 	@ci/setup.sh
 
@@ -47,6 +47,16 @@ validate: setup
 # The lost-memory finder on the whole host: shm and memfd objects per process, mapped or held only by a descriptor.
 lost-memory: setup
 	dotnet build/harness/LostMemory/LostMemory.dll $(ARGS)
+
+# The gate N times, optionally in two clones at once; prints the false-verdict count. Not part of make test.
+N ?= 3
+CLONES ?= 1
+stress: setup
+	ci/stress.sh "$(N)" "$(CLONES)" "$(REPRO)"
+
+# A working skeleton of a new repro: make new-repro ID=my-bug KIND=csharp|cpp|win32 (see docs/adding-a-repro.md).
+new-repro:
+	@ci/new-repro.sh "$(ID)" "$(KIND)"
 
 clean:
 	-$(CORPUS) clean
