@@ -68,6 +68,7 @@ for _ in $(seq 300); do grep -q REPRO-REACHED "$out" && break; sleep 0.05; done
 grep -q REPRO-REACHED "$out" || { cat "$out" >&2; echo "measure-leak: the program did not reach the marker" >&2; exit 1; }
 name=$(basename "$exe"); prog=$(find_proc comm "${name:0:15}")  # Wine names the process after the .exe
 held_shmem=$(cg_shmem_mb) held_tmpfs=$(tmpfs_mb) prog_fds=$(fd_tmpmaps "$prog") server_fds=$(fd_tmpmaps "$server")
+echo "program: pid $prog, started as pid $runner ($([[ $prog == "$runner" ]] && echo "the same process" || echo "another process"))"
 echo "holding: cgroup shmem $held_shmem MB, tmpfs $held_tmpfs MB; program $prog ($(cat /proc/$prog/comm)) VmRSS $(proc_kb "$prog" VmRSS) kB RssShmem $(proc_kb "$prog" RssShmem) kB; fd-only tmpmap files: program $prog_fds, wineserver $server_fds"
 echo "finder (program and wineserver rows, then two of their objects):"
 dotnet "$finder" --objects > "$cell/finder" || true
