@@ -80,10 +80,10 @@ ENV
   # The server first, then one program, all away from the caller's pipes: Wine's background processes
   # (services.exe, winedevice.exe, ...) inherit stdout and would hold a reader such as ctest open until they exit.
   t=$(now_ms)
-  "$WINESERVER" -p </dev/null >/dev/null 2>&1
+  "$WINESERVER" -p </dev/null >/dev/null 2>&1 || { echo "wine/cell: $WINESERVER -p failed" >&2; exit 1; }
   timing wineserver "$t"
   t=$(now_ms)
-  "$WINE" cmd /c exit </dev/null >/dev/null 2>&1
+  "$WINE" cmd /c exit </dev/null >/dev/null 2>&1 || { echo "wine/cell: $WINE cmd /c exit failed" >&2; exit 1; }
   timing wine-first "$t"
 
   if ((display)); then
@@ -107,15 +107,19 @@ down() {
   local t=$(now_ms)
   [[ -f $cell/timings ]] || : > "$cell/timings"
   if [[ -f $cell/env ]]; then
-    load_env
+    local prefix; prefix=$(sed -n 's/^WINEPREFIX=//p' "$cell/env")
+    # Never ourselves or whoever called us: a caller may have exported the cell's environment.
+    local self=() p=$$
+    while [[ $p =~ ^[0-9]+$ && $p -gt 1 ]]; do self+=("$p"); p=$(awk '/^PPid:/ { print $2 }' "/proc/$p/status" 2>/dev/null); done
     # Every process of this cell carries its WINEPREFIX: wineserver, Wine's services, the program and its
     # children. SIGKILL them by pid (the cell is thrown away, so the registry need not be saved; a graceful
     # wineserver -k takes 0.76 s and leaves clients behind when the server is already gone).
     local pids=() p
     for ((round = 0; round < 100; round++)); do
-      mapfile -t pids < <(grep -lzx "WINEPREFIX=$WINEPREFIX" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
+      mapfile -t pids < <(grep -lzxF "WINEPREFIX=$prefix" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3)
       local alive=()
       for p in "${pids[@]}"; do
+        [[ " ${self[*]} " == *" $p "* ]] && continue
         [[ $(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) =~ ^[^Z]$ ]] && alive+=("$p")
       done
       ((${#alive[@]})) || break
