@@ -4,8 +4,9 @@
 #   cell.sh up <cell-dir> [--windows win7|win10] [--copy hardlink|overlay|full] [--display] [--tmpfs-mb N]
 #   cell.sh down <cell-dir>
 # up writes <cell-dir>/env (KEY=VALUE lines: WINEPREFIX, TMPDIR, HOME, WINEDEBUG, WINEDLLOVERRIDES, DISPLAY) and
-# prints it; launch the program with exactly that environment. Run up inside the cell's cgroup: the wineserver
-# and Xvfb it starts stay there, so the cell's memory cap and final kill cover them. down undoes all of it and
+# prints it; launch the program with exactly that environment. <cell-dir>/runtime has wine=<wine --version> and
+# windows=<what `ver` says>, for the runtime line. Run up inside the cell's cgroup: the wineserver and Xvfb it
+# starts stay there, so the cell's memory cap and final kill cover them. down undoes all of it and
 # is safe to call twice, or after a crash half-way through up.
 # Copies: hardlink (default; system32 & co shared with the template by hard link, the *.reg files copied, since
 # wineserver replaces them by rename), overlay (an overlayfs over the template; needs mount rights), full (cp -a).
@@ -83,8 +84,11 @@ ENV
   "$WINESERVER" -p </dev/null >/dev/null 2>&1 || { echo "wine/cell: $WINESERVER -p failed" >&2; exit 1; }
   timing wineserver "$t"
   t=$(now_ms)
-  "$WINE" cmd /c exit </dev/null >/dev/null 2>&1 || { echo "wine/cell: $WINE cmd /c exit failed" >&2; exit 1; }
+  # That first program is `cmd /c ver`: it also tells the Windows version Wine reports, for the runtime line.
+  "$WINE" cmd /c ver </dev/null >"$cell/ver" 2>/dev/null || { echo "wine/cell: $WINE cmd /c ver failed" >&2; exit 1; }
   timing wine-first "$t"
+  { echo "wine=$("$WINE" --version 2>/dev/null)"; echo "windows=$(tr -d '\r' < "$cell/ver" | grep -m1 .)"; } > "$cell/runtime"
+  rm -f "$cell/ver"
 
   if ((display)); then
     t=$(now_ms)
@@ -144,7 +148,7 @@ down() {
     umount "$m" 2>/dev/null || { echo "wine/cell: $m is busy: detached, freed when its last user goes" >&2; umount -l "$m"; }
   done
   [[ -f $cell/tmp.shm ]] && rm -rf "$(cat "$cell/tmp.shm")"
-  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display"
+  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/runtime" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display"
   timing down-files "$t"
 }
 
