@@ -43,6 +43,7 @@ unit:
 	  compgen -G "$$dir/*_win32_test.cpp" >/dev/null || continue; \
 	  id=$$(basename $$(dirname $$dir)); harness/wine/ctest.sh $$dir build/$$id/wine-ctest; \
 	done
+	harness/wine/test-cell.sh
 
 gate:
 	ci/gate.sh
