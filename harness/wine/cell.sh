@@ -74,7 +74,7 @@ WINEPREFIX=$cell/prefix
 TMPDIR=$tmpdir
 HOME=$cell/home
 WINEDEBUG=-all
-WINEDLLOVERRIDES=mscoree=d;mshtml=d;winemenubuilder.exe=d
+WINEDLLOVERRIDES=winemenubuilder.exe=d
 ENV
   load_env
 

@@ -75,7 +75,7 @@ dotnet "$finder" --objects > "$cell/finder" || true
 grep -E "^ *($prog|$server) " "$cell/finder" | sed 's/^ */  /' || true
 grep -m2 -E "WineSection +fd-only" "$cell/finder" | sed 's/^ */  /' || true
 wait "$runner"
-sed -n 's/^METRIC /win32 counters: /p' "$out"
+sed -n 's/^METRIC /program METRIC: /p' "$out"
 sleep 0.2
 after_shmem=$(cg_shmem_mb) after_tmpfs=$(tmpfs_mb) after_fds=$(fd_tmpmaps "$server")
 echo "exited:  cgroup shmem $after_shmem MB, tmpfs $after_tmpfs MB; fd-only tmpmap files in wineserver $after_fds"
@@ -87,7 +87,8 @@ echo "down:    $t ms; left in the cgroup: ${left[*]:-nothing}"
 
 leak=$((count * size_mb))
 if [[ $variant == bug ]]; then
-  ((held_tmpfs >= leak * 95 / 100 && prog_fds == count && server_fds == count)) || { echo "measure-leak: bug did not show the leak" >&2; exit 1; }
+  # wineserver may hold more sections of its own: a .NET program's 2 TiB executable-memory double mapping.
+  ((held_tmpfs >= leak * 95 / 100 && prog_fds == count && server_fds >= count)) || { echo "measure-leak: bug did not show the leak" >&2; exit 1; }
 else
   ((held_tmpfs < leak / 10 && prog_fds == 0)) || { echo "measure-leak: fix held memory" >&2; exit 1; }
 fi
