@@ -8,8 +8,8 @@
 # windows=<what `ver` says>, for the runtime line. Run up inside the cell's cgroup: the wineserver and Xvfb it
 # starts stay there, so the cell's memory cap and final kill cover them. down undoes all of it and
 # is safe to call twice, or after a crash half-way through up.
-# Copies: hardlink (default; system32 & co shared with the template by hard link, the *.reg files copied, since
-# wineserver replaces them by rename), overlay (an overlayfs over the template; needs mount rights), full (cp -a).
+# Copies: hardlink (default; the DLLs and data shared with the template by hard link, the files Wine rewrites in
+# place copied), overlay (an overlayfs over the template; needs mount rights), full (cp -a).
 # Wine itself: $WINE and $WINESERVER (default wine, wineserver), so a user's Wine build goes through here too.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -57,7 +57,11 @@ up() {
     hardlink)
       # Hard links need the cell on the template's file system; elsewhere fall back to a full copy.
       cp -al "$template" "$cell/prefix" 2>/dev/null || { rm -rf "$cell/prefix"; cp -a --reflink=auto "$template" "$cell/prefix"; }
-      for f in "$cell/prefix"/*.reg; do rm "$f"; done
+      # Real copies of the files Wine or a program rewrites in place (a write through a hard link would change
+      # the template): the registry, *.ini, the update stamp, drivers/etc. The DLLs and .nls data stay linked.
+      (cd "$template" && find . -path ./.corpus -prune -o -type f \( -name '*.reg' -o -iname '*.ini' \
+         -o -name .update-timestamp -o -path '*/drivers/etc/*' \) -print0) |
+        while IFS= read -r -d '' f; do cp -p --remove-destination "$template/$f" "$cell/prefix/$f"; done
       ;;
     overlay)
       mkdir -p "$cell/overlay/upper" "$cell/overlay/work" "$cell/prefix"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Checks the per-cell Wine isolation (cell.sh) for real: two cells at once never share a prefix, server or display;
-# each reports the Windows version it was asked for; down ends every process of its cell (a program left running
+# each reports the Windows version it was asked for; writes in a cell's prefix never reach the template; down ends every process of its cell (a program left running
 # included) and leaves no mount, prefix or Xvfb, without touching the other cell or the template. Run by make unit.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,7 +21,7 @@ run_in() {  # cell, command...: run under Wine with the cell's environment
   local e=(); while IFS= read -r l; do e+=("$l"); done < "$cell/env"
   env "${e[@]}" "$@"
 }
-reg_sums() { md5sum "$template"/*.reg "$template"/.corpus/*/*.reg; }
+reg_sums() { md5sum "$template"/*.reg "$template"/.corpus/*/*.reg "$template/drive_c/windows/win.ini"; }
 
 sums_before=$(reg_sums)
 "$here/cell.sh" up "$a" --windows win7 >/dev/null & up_a=$!
@@ -39,6 +39,11 @@ check "only b has a display" bash -c "! grep -q ^DISPLAY= '$a/env' && grep -q '^
 xvfb=$(cat "$b/xvfb.pid")
 check "b's Xvfb runs" alive "$xvfb"
 
+# Writes in a's prefix, in place, as a program would: the template must not see them.
+run_in "$a" wine cmd /c 'echo [corpus-test] >> C:\windows\win.ini' </dev/null >/dev/null 2>&1
+run_in "$a" wine reg add 'HKCU\Software\CorpusTest' /v x /d y /f </dev/null >/dev/null 2>&1
+check "a's win.ini took the write" grep -q corpus-test "$a/prefix/drive_c/windows/win.ini"
+
 # A program left running in a, as a hung or forgotten child would be.
 run_in "$a" wine ping -n 60 127.0.0.1 </dev/null >/dev/null 2>&1 &
 sleep 1
@@ -55,5 +60,5 @@ check "b still works after a's down" b_works
 check "down b ended b's Xvfb" bash -c "! [[ \$(awk '{ print \$3 }' /proc/$xvfb/stat 2>/dev/null) =~ ^[^Z]\$ ]]"
 check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do alive "$p" && echo "$p"; done)"
 check "down is safe twice" "$here/cell.sh" down "$b"
-check "the template's registry is untouched" test "$(reg_sums)" == "$sums_before"
+check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
