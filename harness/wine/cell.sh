@@ -60,8 +60,8 @@ up() {
       # Real copies of the files Wine or a program rewrites in place (a write through a hard link would change
       # the template): the registry, *.ini, the update stamp, drivers/etc. The DLLs and .nls data stay linked.
       (cd "$template" && find . -path ./.corpus -prune -o -type f \( -name '*.reg' -o -iname '*.ini' \
-         -o -name .update-timestamp -o -path '*/drivers/etc/*' \) -print0) |
-        while IFS= read -r -d '' f; do cp -p --remove-destination "$template/$f" "$cell/prefix/$f"; done
+         -o -name .update-timestamp -o -path '*/drivers/etc/*' \) -print0 |
+         xargs -0 cp -p --remove-destination --parents -t "$cell/prefix")
       ;;
     overlay)
       mkdir -p "$cell/overlay/upper" "$cell/overlay/work" "$cell/prefix"
