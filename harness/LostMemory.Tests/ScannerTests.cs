@@ -130,6 +130,14 @@ public sealed class ScannerTests(ITestOutputHelper output)
                 Assert.All(section.HeldBy, h => Assert.Equal((1, 0L), (h.FdCount, h.MappedBytes)));
             }
             Assert.Contains($"{server.Pid} wineserver64 (fd only)", Render.Table(report, objects: true), StringComparison.Ordinal);
+
+            // Scanning just the two, as the harness would a cell's processes, names both holders too.
+            var cell = Scanner.Scan(new ScanOptions { Pids = [program.Pid, server.Pid] });
+            Assert.Equal(new[] { program.Pid, server.Pid }.Order(), cell.Processes.Select(p => p.Pid).Order());
+            Assert.True(cell.System.Partial);
+            var held = Assert.Single(cell.Processes.Single(p => p.Pid == program.Pid).Objects, o => o.Kind == ObjectKind.WineSection);
+            Assert.Equal(2, held.HeldBy.Count);
+            Assert.Equal([server.Pid], held.SharedWith);
             // One object, counted once, in no address space.
             Assert.True(report.System.FdOnlyAllocatedBytes >= 4 * MiB);
         }

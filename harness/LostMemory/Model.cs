@@ -6,6 +6,9 @@ public sealed record ScanOptions
     /// <summary>Only this process; null scans every process.</summary>
     public int? Pid { get; init; }
 
+    /// <summary>Only these processes (with <see cref="Pid"/>, if set): a cell's program and its wineserver, say.</summary>
+    public IReadOnlyCollection<int>? Pids { get; init; }
+
     /// <summary>
     /// Leave out processes whose objects have fewer than this many KiB allocated. Allocated, not size: every .NET
     /// process holds a "doublemapper" memfd whose size is all of RAM (or 2 TiB on .NET 8) but which has few pages.
@@ -169,7 +172,7 @@ public sealed record SystemTotals
     /// <summary>Shmem minus everything above: other tmpfs files, GPU buffers, objects of processes not scanned.</summary>
     public long UnaccountedKb { get; init; }
 
-    /// <summary>True when only part of the host was scanned (--pid, --min-kb): the unaccounted figure is then partial.</summary>
+    /// <summary>True when only some processes were scanned (--pid): the unaccounted figure is then partial.</summary>
     public bool Partial { get; init; }
 }
 

@@ -12,7 +12,7 @@ public static class Program
           how much of them it maps and how much it holds only through a descriptor, which other processes hold
           them, and the system's Shmem against all of it.
           --json          machine-readable report
-          --pid P         only process P
+          --pid P         only process P (repeat for several: a Wine program and its wineserver)
           --min-kb K      leave out processes whose objects have less than K KiB allocated
           --objects       list every object under its process (table form)
           --include-self  include this scanner's own process
@@ -37,7 +37,7 @@ public static class Program
                     options = options with { IncludeSelf = true };
                     break;
                 case "--pid" when i + 1 < args.Length && int.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out int pid):
-                    options = options with { Pid = pid };
+                    options = options with { Pids = [.. options.Pids ?? [], pid] };
                     i++;
                     break;
                 case "--min-kb" when i + 1 < args.Length && long.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out long kb):
@@ -54,10 +54,13 @@ public static class Program
             }
         }
 
-        if (options.Pid is int p && !Directory.Exists(Path.Combine(options.ProcRoot, p.ToString(CultureInfo.InvariantCulture))))
+        foreach (int p in options.Pids ?? [])
         {
-            Console.Error.WriteLine($"LostMemory: no process {p}");
-            return 1;
+            if (!Directory.Exists(Path.Combine(options.ProcRoot, p.ToString(CultureInfo.InvariantCulture))))
+            {
+                Console.Error.WriteLine($"LostMemory: no process {p}");
+                return 1;
+            }
         }
         var report = Scanner.Scan(options);
         Console.Write(json ? Render.Json(report) + Environment.NewLine : Render.Table(report, objects));

@@ -37,7 +37,10 @@ public static class Scanner
         ArgumentNullException.ThrowIfNull(options);
         var clock = Stopwatch.StartNew();
         int self = Environment.ProcessId;
-        var pids = options.Pid is int one ? [one] : EnumeratePids(options.ProcRoot).Where(p => p != self || options.IncludeSelf).ToList();
+        var chosen = new SortedSet<int>(options.Pids ?? []);
+        if (options.Pid is int one)
+            chosen.Add(one);
+        var pids = chosen.Count > 0 ? chosen.ToList() : EnumeratePids(options.ProcRoot).Where(p => p != self || options.IncludeSelf).ToList();
 
         var processes = new List<(ProcessEntry Entry, List<Key> Keys)>();
         int vanished = 0, denied = 0;
@@ -113,7 +116,7 @@ public static class Scanner
             UnattachedSysVSegments = sysvCount,
             UnattachedSysVResidentBytes = sysvBytes,
             UnaccountedKb = shmemKb < 0 ? -1 : shmemKb - (objectsAllocated + unheldBytes + sysvBytes) / 1024,
-            Partial = options.Pid is not null,
+            Partial = chosen.Count > 0,
         };
 
         return new Report

@@ -71,7 +71,7 @@ held_shmem=$(cg_shmem_mb) held_tmpfs=$(tmpfs_mb) prog_fds=$(fd_tmpmaps "$prog") 
 echo "program: pid $prog, started as pid $runner ($([[ $prog == "$runner" ]] && echo "the same process" || echo "another process"))"
 echo "holding: cgroup shmem $held_shmem MB, tmpfs $held_tmpfs MB; program $prog ($(cat /proc/$prog/comm)) VmRSS $(proc_kb "$prog" VmRSS) kB RssShmem $(proc_kb "$prog" RssShmem) kB; fd-only tmpmap files: program $prog_fds, wineserver $server_fds"
 echo "finder (program and wineserver rows, then two of their objects):"
-dotnet "$finder" --objects > "$cell/finder" || true
+dotnet "$finder" --objects --pid "$prog" --pid "$server" > "$cell/finder" || true
 grep -E "^ *($prog|$server) " "$cell/finder" | sed 's/^ */  /' || true
 grep -m2 -E "WineSection +fd-only" "$cell/finder" | sed 's/^ */  /' || true
 wait "$runner"

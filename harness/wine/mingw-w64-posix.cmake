@@ -12,6 +12,10 @@ set(CMAKE_FIND_ROOT_PATH_MODE_LIBRARY ONLY)
 set(CMAKE_FIND_ROOT_PATH_MODE_INCLUDE ONLY)
 # Packages (the cross-built GoogleTest) may also come from CMAKE_PREFIX_PATH outside the root.
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
+# DWARF 4, not GCC 12's default DWARF 5: Wine 8's dbghelp reads only up to 4, and with it winedbg's "bt all"
+# names our functions and source lines instead of "exe+0x23afb".
+set(CMAKE_C_FLAGS_INIT "-gdwarf-4")
+set(CMAKE_CXX_FLAGS_INIT "-gdwarf-4")
 set(CMAKE_EXE_LINKER_FLAGS_INIT "-static -static-libgcc -static-libstdc++")
 # CTest and gtest_discover_tests run the .exe through this. The caller sets WINEPREFIX & co (harness/wine/cell.sh).
 set(CMAKE_CROSSCOMPILING_EMULATOR wine)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds the Wine template prefix once into .cache/wine/template (or $1), for harness/wine/cell.sh to copy.
-# Rebuilt only when it is missing, incomplete, or made by another Wine version. The Windows version variants
-# (win7 is Wine's default, win10 through winecfg) differ only in the registry, so the template keeps one tree
-# and one set of *.reg files per variant under .corpus/<variant>/.
+# Rebuilt only when it is missing, incomplete, or made by another Wine version or another version of this
+# script (its code, not its comments). The Windows version variants (win7 is Wine's default, win10 through
+# winecfg) differ only in the registry, so the template keeps one tree and one set of *.reg files per variant
+# under .corpus/<variant>/.
 # Everything private: WINEPREFIX, HOME, TMPDIR (so the wineserver socket dir too); no wineserver is left behind.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -10,7 +11,7 @@ template=${1:-$root/.cache/wine/template}
 variants=(win7 win10)
 
 command -v wine >/dev/null || { echo "wine/template: wine is not installed (ci/debian-packages.txt)" >&2; exit 1; }
-version="$(wine --version 2>/dev/null) $(dpkg-query -W -f='${Version}' wine64 2>/dev/null || true)"
+version="$(wine --version 2>/dev/null) $(dpkg-query -W -f='${Version}' wine64 2>/dev/null || true) $(grep -v '^ *#' "$0" | md5sum | cut -c1-12)"
 stamp=$template/.corpus/version
 if [[ -f $stamp && "$(cat "$stamp")" == "$version" ]]; then exit 0; fi
 
