@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # One run of a wine subject: run.sh <cell-dir> <win7|win10> <0|1 display> -- <program.exe> [args…]
 # Started by the harness inside the run's own cgroup, so the wineserver and Wine's services that `up` starts are
-# charged to the run and die with it. A cell's earlier run left its prefix behind (its processes died with that
-# run's cgroup): take it down first, then bring a fresh one up from the template, and exec the program, keeping
-# this pid, so the harness's process is the Windows program.
+# charged to the run and die with it. Each run brings up its own prefix in <cell-dir>/run-<pid> (races run two at
+# a time), first taking down what finished runs of the cell left behind, then execs the program, keeping this pid:
+# the harness's process is the Windows program.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 (($# >= 5)) && [[ $4 == -- ]] || { echo "usage: run.sh <cell-dir> <win7|win10> <0|1> -- program [args…]" >&2; exit 2; }
-cell=$1 windows=$2 display=$3; shift 4
-[[ -e $cell/prefix ]] && "$here/cell.sh" down "$cell" >/dev/null
+base=$1 windows=$2 display=$3; shift 4
+mkdir -p "$base"
+for old in "$base"/run-*; do
+  [[ -d $old ]] || continue
+  pid=${old##*/run-}
+  # A live run of this cell (run.sh, then its program, keep this pid) is not ours to take down; a finished
+  # run's pid is gone, since the harness kills each run's whole cgroup.
+  [[ -d /proc/$pid ]] && continue
+  "$here/cell.sh" down "$old" >/dev/null 2>&1 || true
+  rm -rf "$old"
+done
+cell=$base/run-$$
 up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
 "$here/cell.sh" "${up[@]}" >/dev/null
+cp "$cell/runtime" "$base/runtime" 2>/dev/null || true
 while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$cell/env"
 exec "${WINE:-wine}" "$@"

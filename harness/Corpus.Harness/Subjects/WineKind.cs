@@ -21,6 +21,9 @@ public abstract class WineKindBase : ISubjectKind
 
     protected virtual bool NeedsDisplay => false;
 
+    /// <summary>Environment the runtime needs under Wine, added before the case's own.</summary>
+    protected virtual IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string>();
+
     public Subject Resolve(string spec, string? userPath, string root)
     {
         var wine = userPath ?? SubjectKinds.Which("wine") ?? "/usr/bin/wine";
@@ -43,11 +46,10 @@ public abstract class WineKindBase : ISubjectKind
 
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options)
     {
-        var env = new Dictionary<string, string>(options.Env)
-        {
-            ["WINE"] = s.Path,
-            ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(s.Path)!, "wineserver"),
-        };
+        var env = new Dictionary<string, string>(RuntimeEnv);
+        foreach (var kv in options.Env) env[kv.Key] = kv.Value;
+        env["WINE"] = s.Path;
+        env["WINESERVER"] = Path.Combine(Path.GetDirectoryName(s.Path)!, "wineserver");
         var cell = options.Env.TryGetValue(WineIsolation.CellVariable, out var c) ? c
             : throw new InvalidOperationException("a wine run needs its cell's isolation");
         var root = options.Env[WineIsolation.RootVariable];
@@ -92,9 +94,15 @@ public sealed class WineDotnetKind : WineKindBase
 
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
+
+    /// <summary>
+    /// Under Wine 8, .NET's W^X double mapping breaks dynamic methods: BinaryFormatter died with "Internal CLR error
+    /// (0x80131506)" in DynamicResolver finalization on every run until W^X was off.
+    /// </summary>
+    protected override IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string> { ["DOTNET_EnableWriteXorExecute"] = "0" };
 }
 
-/// <summary>A private prefix, tmpfs TMPDIR and wineserver per run, in a folder of the cell; taken down at the end.</summary>
+/// <summary>A private prefix, tmpfs TMPDIR and wineserver per run, in folders of the cell; all taken down at the end.</summary>
 public sealed class WineIsolation(string cellDir, string windows) : CellIsolation
 {
     public const string CellVariable = "CORPUS_WINE_CELL", RootVariable = "CORPUS_ROOT";
@@ -122,10 +130,12 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
         throw new InvalidOperationException($"no corpus checkout above {dir}");
     }
 
+    /// <summary>Takes down every run's prefix, tmpfs and processes (harness/wine/cell.sh down), then the folder.</summary>
     public override void Dispose()
     {
         if (Directory.Exists(_dir))
-            ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", _dir], TimeSpan.FromMinutes(1));
+            foreach (var run in Directory.GetDirectories(_dir, "run-*"))
+                ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", run], TimeSpan.FromMinutes(1));
         base.Dispose();
     }
 }
