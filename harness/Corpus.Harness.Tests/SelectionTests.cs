@@ -70,6 +70,14 @@ public sealed class SelectionTests : IDisposable
     }
 
     [Fact]
+    public void SubjectGivenTwiceIsAnError()
+    {
+        _corpus.Write("a");
+        Assert.Equal("--subject: 'mono' is given twice, which would run every cell twice",
+                     Assert.Throws<InputErrorException>(() => Select("a", subjects: "mono,net10,mono")).Message);
+    }
+
+    [Fact]
     public void BrokenReproIsReportedAndTheOthersStillRun()
     {
         _corpus.Write("x", expected: "{ \"repro\": \"x\", \"cells\": [");

@@ -31,6 +31,8 @@ public static class Selection
             throw Fail($"no repro {Quote(unknown)} (repros: {string.Join(", ", AllRepros(catalog))})");
         var others = catalog.InputErrors.Count - errors.Count;
         var selected = catalog.Entries.Where(e => !explicitRepros || filter.Repros.Contains(e.Manifest.Id)).ToList();
+        foreach (var dup in filter.Subjects.GroupBy(x => x).Where(g => g.Count() > 1))
+            throw Fail($"--subject: '{dup.Key}' is given twice, which would run every cell twice");
         // Resolve --subject before anything else, so an unusable one stops the run before it starts.
         var given = filter.Subjects.Select(resolve).ToList();
 
