@@ -69,6 +69,31 @@ public sealed class SelectionTests : IDisposable
         Assert.Equal(4, Select(exclude: "slow").Cells.Count);
     }
 
+    private const string NativeCase = """{ "id": "cpp", "program": "cmake:leak", "subjects": ["linux"], "args": ["{variant}"], "signature": { "process": { "exit": "zero" } } },""";
+
+    private void WriteMixed(string id)
+    {
+        _corpus.Write(id, TestCorpus.WindowsOnly.Replace("\"mono\": { \"sources\": [\"src/*.cs\"] }",
+                                                         "\"mono\": { \"sources\": [\"src/*.cs\"] }, \"cmake\": { \"dir\": \"cpp\" }")
+                                                .Replace("\"cases\": [", "\"cases\": [" + NativeCase),
+                      TestCorpus.AllUnsupported(id).Replace("] }", """, { "case": "cpp", "variant": "bug", "subject": "linux", "outcome": "unsupported", "reason": "r" }, { "case": "cpp", "variant": "fix", "subject": "linux", "outcome": "unsupported", "reason": "r" } ] }"""));
+        Directory.CreateDirectory(Path.Combine(_corpus.Root, "repros", id, "cpp"));
+        File.WriteAllText(Path.Combine(_corpus.Root, "repros", id, "cpp", "CMakeLists.txt"), "add_executable(leak leak.cpp)\n");
+    }
+
+    [Fact]
+    public void GivenSubjectRunsOnlyTheCasesOfItsKind()
+    {
+        WriteMixed("m");
+        Assert.Equal(["one", "big"], Select("m", subjects: "net10").Cells.Select(c => c.Case.Id).Distinct());
+        Assert.Equal(["cpp"], Select("m", subjects: "linux").Cells.Select(c => c.Case.Id).Distinct());
+        Assert.Equal(10, Select("m").Cells.Count);
+        Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): they run native programs (cmake:TARGET), which need a native subject",
+                     Assert.Throws<InputErrorException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
+        Assert.Equal("--subject: linux can run none of the selected cases (m:one): they run the .NET/Mono program, which needs a runtime subject",
+                     Assert.Throws<InputErrorException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
+    }
+
     [Fact]
     public void SubjectGivenTwiceIsAnError()
     {
