@@ -29,7 +29,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit gate validate clean lost-memory
+.PHONY: setup run test unit gate validate clean lost-memory new-repro stress
 setup:
 	@ci/setup.sh
 
@@ -57,6 +57,16 @@ validate: setup
 # The lost-memory finder on the whole host: shm and memfd objects per process, mapped or held only by a descriptor.
 lost-memory: setup
 	dotnet build/harness/LostMemory/LostMemory.dll $(ARGS)
+
+# The gate N times, optionally in two clones at once; prints the false-verdict count. Not part of make test.
+N ?= 3
+CLONES ?= 1
+stress: setup
+	ci/stress.sh "$(N)" "$(CLONES)" "$(REPRO)"
+
+# A working skeleton of a new repro: make new-repro ID=my-bug KIND=csharp|cpp|win32 (see docs/adding-a-repro.md).
+new-repro:
+	@ci/new-repro.sh "$(ID)" "$(KIND)"
 
 clean:
 	-$(CORPUS) clean

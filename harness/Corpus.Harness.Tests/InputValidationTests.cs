@@ -227,7 +227,7 @@ public sealed class InputValidationTests : IDisposable
                 "cases[0].signature.statistics.maxRuns", "found 0")]
     // shared-memory leaks
     [InlineData("", Shmem + "\"tolerance\": -0.1 } }", null, "cases[0].signature.shmem.tolerance", "greater than 0 and at most 1, found -0.1")]
-    [InlineData("", Shmem + "\"returnTolerance\": 0 } }", null, "cases[0].signature.shmem.returnTolerance", "greater than 0")]
+    [InlineData("", Shmem + "\"returnToleranceMB\": 0 } }", null, "cases[0].signature.shmem.returnToleranceMB", "greater than 0 and at most 65536, found 0")]
     [InlineData("", Shmem + "\"maxRssFraction\": 1.5 } }", null, "cases[0].signature.shmem.maxRssFraction", "at most 1, found 1.5")]
     [InlineData("", Shmem + "\"settleSec\": -2 } }", null, "cases[0].signature.shmem.settleSec", "between 0 and 60, found -2")]
     [InlineData("", "{ \"shmem\": { \"marker\": \"m\", \"leakBytes\": 0 } }", null, "cases[0].signature.shmem.leakBytes", "greater than 0")]

@@ -79,7 +79,7 @@ public static class Program
         {
             var s = Subject.Resolve(name, root);
             Console.WriteLine(s.Unavailable is null
-                ? $"{s.Name,-6} {s.Kind,-7} {s.Version ?? "",-8} {s.Path}"
+                ? $"{s.Name,-6} {s.Kind.Name,-7} {s.Version ?? "",-8} {s.Path}"
                 : $"{s.Name,-6} unavailable: {s.Unavailable}");
         }
         return 0;

@@ -10,6 +10,7 @@ namespace Corpus.Harness.Capture;
 public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, string dumpFactsDll, bool heap = false) : ICaptureBackend
 {
     public string Name => "createdump";
+    public bool HeapFacts => heap;
 
     public string? Unavailable =>
         createdump is null || !File.Exists(createdump) ? $"no createdump at {createdump ?? "(no runtime)"}"

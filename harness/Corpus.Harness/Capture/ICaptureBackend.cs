@@ -8,7 +8,11 @@ public sealed record ThreadStack(string Thread, IReadOnlyList<string> Frames);
 /// <summary>One capture: what was written, how big it is and how long it took.</summary>
 public sealed record CaptureRecord(string Backend, string File, long Bytes, double Seconds, double AtSeconds,
                                    IReadOnlyList<ThreadStack> Threads, string? Note = null,
-                                   IReadOnlyDictionary<string, long>? HeapCounts = null);
+                                   IReadOnlyDictionary<string, long>? HeapCounts = null)
+{
+    /// <summary>The run of the cell it was taken in (e.g. "capture-n400000", "run0012").</summary>
+    public string? Run { get; init; }
+}
 
 /// <summary>
 /// procdump semantics behind one interface: a backend takes one snapshot of a live process; the timed series
@@ -19,6 +23,8 @@ public interface ICaptureBackend
     string Name { get; }
     /// <summary>Null when usable here, otherwise why not.</summary>
     string? Unavailable { get; }
+    /// <summary>Whether its snapshots can carry heap statistics (so a heap signature can be judged).</summary>
+    bool HeapFacts => false;
     Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel);
 }
 

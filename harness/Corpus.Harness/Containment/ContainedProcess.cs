@@ -45,6 +45,8 @@ public sealed class ContainedProcess : IDisposable
     public event Action<string, bool, double>? Line;
 
     public int Pid { get; }
+    /// <summary>The run's own memory cgroup, or null where the machine has none: what the cell is charged for.</summary>
+    public MemoryCgroup? Cgroup => _cgroup;
     public double Elapsed => _clock.Elapsed.TotalSeconds;
     public bool HasExited => _process.HasExited;
 

@@ -88,6 +88,19 @@ public sealed class MemoryCgroup : IDisposable
         catch (IOException) { return []; }
     }
 
+    /// <summary>One counter of memory.stat (e.g. "shmem", "file", "anon"; v1 calls anon "rss"), in bytes; 0 when absent.</summary>
+    public long StatBytes(string key)
+    {
+        if (!_v2 && key == "anon") key = "rss";
+        try
+        {
+            foreach (var line in File.ReadLines(Path.Combine(Dir, "memory.stat")))
+                if (line.Split(' ') is [var k, var v] && k == key && long.TryParse(v, out var n)) return n;
+        }
+        catch (IOException) { }
+        return 0;
+    }
+
     public long UsageBytes() => ReadLong(_v2 ? "memory.current" : "memory.usage_in_bytes");
 
     public long PeakBytes() => _v2 ? ReadLong("memory.peak") : ReadLong("memory.max_usage_in_bytes");

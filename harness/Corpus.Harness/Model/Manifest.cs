@@ -176,21 +176,22 @@ public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
 }
 
 /// <summary>
-/// Leak family for shared memory: when the marker line appears, system Shmem has grown by about LeakBytes while
-/// the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd objects of that size.
+/// Leak family for shared memory: when the marker line appears, the shared memory charged to the cell has grown by
+/// about LeakBytes while the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd
+/// objects of that size. After the run the cell's shared memory must be gone, within ReturnToleranceMB.
 /// </summary>
-public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnTolerance,
+public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnToleranceMB,
                                double SettleSec)
 {
     public static ShmemSpec Read(Fields f)
     {
-        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnTolerance", "settleSec");
+        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
         var leak = f.NumberOr("leakBytes", null, required: true, min: 0, above: true, max: 1L << 40)!.Value;
         if (leak != Math.Floor(leak)) throw f.Error($"expected a whole number of bytes, found {leak}", "leakBytes");
-        // Fractions of the leak (or of the baseline): 0 would demand an exact byte count, above 1 accepts anything.
+        // Fractions of the leak: 0 would demand an exact byte count, above 1 accepts anything.
         return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10, min: 0, above: true, max: 1)!.Value,
                              f.NumberOr("maxRssFraction", 0.10, min: 0, above: true, max: 1)!.Value,
-                             f.NumberOr("returnTolerance", 0.05, min: 0, above: true, max: 1)!.Value,
+                             f.NumberOr("returnToleranceMB", 16, min: 0, above: true, max: 65536)!.Value,
                              f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value);
     }
 }

@@ -42,7 +42,7 @@ public static class SummaryWriter
         }),
         ["captures"] = c.Captures.Select(x => new
         {
-            backend = x.Backend, file = Rel(x.File, root), bytes = x.Bytes, seconds = x.Seconds, atSeconds = x.AtSeconds,
+            backend = x.Backend, run = x.Run, file = Rel(x.File, root), bytes = x.Bytes, seconds = x.Seconds, atSeconds = x.AtSeconds,
             threads = x.Threads.Count, note = x.Note, heapTypes = x.HeapCounts?.Count,
         }),
         ["captureErrors"] = c.CaptureErrors,

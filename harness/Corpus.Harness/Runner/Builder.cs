@@ -2,86 +2,42 @@ using System.Security.Cryptography;
 using System.Text;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
+using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Runner;
 
 public sealed record BuildOutput(string? Program, string? Error, string Log);
 
 /// <summary>
-/// Builds a repro once per flavor (mono IL, net8.0, net10.0) into build/&lt;id&gt;/&lt;flavor&gt;/, skipping the
-/// build when the sources have not changed since the last good one.
+/// Builds a repro once per flavor (a subject kind's <see cref="BuildRecipe"/>: mono IL, net8.0, net10.0, cmake)
+/// into build/&lt;id&gt;/&lt;flavor&gt;/, skipping the build when the sources have not changed since the last good one.
 /// </summary>
 public sealed class Builder(string root, IToolRunner runner)
 {
     private readonly object _gate = new();
 
-    public BuildOutput Ensure(Manifest m, string flavor, string? cmakeTarget = null)
+    public BuildOutput Ensure(Manifest m, BuildRecipe recipe)
     {
         lock (_gate)
         {
-            var outDir = Path.Combine(root, "build", m.Id, flavor);
-            var log = Path.Combine(outDir, $"build{(cmakeTarget is null ? "" : "-" + cmakeTarget)}.log");
-            var stamp = Path.Combine(outDir, $".stamp{(cmakeTarget is null ? "" : "-" + cmakeTarget)}");
-            var hash = SourceHash(m, flavor);
-            var program = flavor switch
-            {
-                "mono" => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".exe"),
-                "cmake" => Path.Combine(outDir, cmakeTarget ?? throw new ArgumentException("a cmake build needs a target")),
-                _ => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".dll"),
-            };
+            var outDir = Path.Combine(root, "build", m.Id, recipe.Flavor);
+            var suffix = recipe.Target is null ? "" : "-" + recipe.Target;
+            var log = Path.Combine(outDir, $"build{suffix}.log");
+            var stamp = Path.Combine(outDir, $".stamp{suffix}");
+            if (recipe.Missing(m) is { } missing) return new BuildOutput(null, missing, log);
+            var hash = SourceHash(m, recipe.Flavor);
+            var program = recipe.ProgramPath(m, outDir);
             if (File.Exists(stamp) && File.ReadAllText(stamp) == hash && File.Exists(program))
                 return new BuildOutput(program, null, log);
             Directory.CreateDirectory(outDir);
-            ToolResult r;
-            if (flavor == "mono")
-            {
-                if (m.Build.MonoSources.Count == 0)
-                    return new BuildOutput(null, $"{m.File}: field 'build.mono' is missing, so there is no Mono build", log);
-                var sources = ExpandSources(m);
-                if (sources.Count == 0)
-                    return new BuildOutput(null, $"{m.File}: field 'build.mono.sources' matches no file", log);
-                r = runner.Run("mcs", ["-nologo", "-optimize+", "-debug", "-unsafe", $"-out:{program}", .. sources],
-                               TimeSpan.FromMinutes(5));
-            }
-            else if (flavor == "cmake")
-            {
-                if (m.Build.CmakeDir is null)
-                    return new BuildOutput(null, $"{m.File}: field 'build.cmake' is missing, so there is no native build", log);
-                var configure = runner.Run("cmake", ["-S", Path.Combine(m.Dir, m.Build.CmakeDir), "-B", outDir,
-                                                     "-DCMAKE_BUILD_TYPE=Release"], TimeSpan.FromMinutes(5));
-                r = configure;
-                if (configure.ExitCode == 0)
-                {
-                    var compile = runner.Run("cmake", ["--build", outDir, "--target", cmakeTarget!, "-j", "2"], TimeSpan.FromMinutes(10));
-                    r = compile with { Stdout = configure.Stdout + compile.Stdout, Stderr = configure.Stderr + compile.Stderr };
-                }
-            }
-            else
-            {
-                if (m.Build.DotnetProject is null)
-                    return new BuildOutput(null, $"{m.File}: field 'build.dotnet' is missing, so there is no .NET build", log);
-                r = runner.Run("dotnet", ["build", Path.Combine(m.Dir, m.Build.DotnetProject), "-c", "Release", "-f", flavor,
-                                          "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false"],
-                               TimeSpan.FromMinutes(10));
-            }
+            var r = recipe.Run(m, outDir, program, runner);
             File.WriteAllText(log, r.Stdout + r.Stderr);
-            if (r.ExitCode != 0 || !File.Exists(program))
-                return new BuildOutput(null, $"build for {flavor} failed ({r.Describe("build")}); see {log}", log);
+            if (r.ExitCode != 0)
+                return new BuildOutput(null, $"build for {recipe.Flavor} failed ({r.Describe("build")}); see {log}", log);
+            if (!File.Exists(program)) return new BuildOutput(null, recipe.NoProgram(m, outDir, program) + $"; see {log}", log);
             File.WriteAllText(stamp, hash);
             return new BuildOutput(program, null, log);
         }
-    }
-
-    private static IReadOnlyList<string> ExpandSources(Manifest m)
-    {
-        var files = new List<string>();
-        foreach (var pattern in m.Build.MonoSources)
-        {
-            var dir = Path.GetFullPath(Path.Combine(m.Dir, Path.GetDirectoryName(pattern) ?? ""));
-            if (!Directory.Exists(dir)) continue;
-            files.AddRange(Directory.GetFiles(dir, Path.GetFileName(pattern)).Order());
-        }
-        return files;
     }
 
     /// <summary>Everything that can change the program: the repro's own files except tests, build output and docs.</summary>

@@ -30,6 +30,8 @@ public sealed class CellResult
     public string? SeriesMetric { get; set; }
     /// <summary>Named curves over run time (seconds), e.g. Shmem and RSS during a leak.</summary>
     public Dictionary<string, List<SeriesPoint>> TimeSeries { get; } = [];
+    /// <summary>The run whose reproduction the evidence is read from (a race's first hit); null for one-run families.</summary>
+    public string? HitRun { get; set; }
     public string? ArtifactDir { get; set; }
     public required string Rerun { get; init; }
     public double Seconds { get; set; }

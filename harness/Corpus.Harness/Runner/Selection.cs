@@ -76,7 +76,7 @@ public static class Selection
         }
         foreach (var s in given.Where(s => cells.All(c => c.Subject != s) && misses.Count == 0 && selected.Count > 0))
             throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases)}): "
-                       + (s.Kind == SubjectKind.Native ? "they run the .NET/Mono program, which needs a runtime subject"
+                       + (s.Kind.RunsNativePrograms ? "they run the .NET/Mono program, which needs a runtime subject"
                                                        : "they run native programs (cmake:TARGET), which need a native subject"));
         // A repro named on the command line that gives no cell is a typo in one of the other filters.
         if (misses.Count > 0 && (explicitRepros || cells.Count == 0))
@@ -85,7 +85,7 @@ public static class Selection
         return new Plan(cells, errors, others);
     }
 
-    private static bool Fits(CaseSpec cs, Subject s) => (cs.CmakeTarget is not null) == (s.Kind == SubjectKind.Native);
+    private static bool Fits(CaseSpec cs, Subject s) => (cs.CmakeTarget is not null) == s.Kind.RunsNativePrograms;
 
     private static IEnumerable<string> AllRepros(Catalog c) =>
         c.Entries.Select(e => e.Manifest.Id).Concat(c.InputErrors.Select(e => e.Repro)).Distinct().Order(StringComparer.Ordinal);

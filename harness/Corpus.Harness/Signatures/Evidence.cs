@@ -11,6 +11,19 @@ namespace Corpus.Harness.Signatures;
 /// </summary>
 internal static class Evidence
 {
+    /// <summary>Every evidence family the signature names, on a reproduction.</summary>
+    internal static void Check(Signature sig, CellResult cell, ICaptureBackend backend)
+    {
+        CheckStacks(sig, cell);
+        CheckHeap(sig, cell, backend.HeapFacts);
+        if (cell.HitRun is { } hit) CheckDoubleFree(sig, cell, hit);
+        else if (sig.DoubleFree is not null)
+        {
+            cell.Outcome = Outcome.WrongFailure;
+            cell.Detail += "; but no hit run to read double-free facts from";
+        }
+    }
+
     /// <summary>Stack facts: a reproduction must also show the hot path in a snapshot, when the case asks for it.</summary>
     internal static void CheckStacks(Signature sig, CellResult cell)
     {
@@ -33,14 +46,20 @@ internal static class Evidence
     }
 
     /// <summary>Heap facts: a reproduction must show the expected number of live instances in a heap capture.</summary>
-    internal static void CheckHeap(Signature sig, CellResult cell)
+    internal static void CheckHeap(Signature sig, CellResult cell, bool heapPossible)
     {
         if (sig.Heap is not { } heap) return;
         var heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
         if (heaps.Count == 0)
         {
-            // Only CoreCLR captures have heap facts; elsewhere the family has nothing to say.
-            if (cell.CaptureErrors.Count > 0) cell.Detail += $"; no heap capture ({string.Join("; ", cell.CaptureErrors)})";
+            // Only backends with heap facts (CoreCLR's createdump) can be judged; elsewhere the family has nothing to say.
+            if (!heapPossible)
+            {
+                cell.Metrics["heap_instances"] = "not judged: this subject's captures carry no heap facts";
+                return;
+            }
+            cell.Outcome = Outcome.WrongFailure;
+            cell.Detail += $"; but the heap capture the signature needs was not taken ({string.Join("; ", cell.CaptureErrors)})";
             return;
         }
         var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
@@ -79,12 +98,16 @@ internal static class Evidence
     {
         static double Mb(long b) => Math.Round(b / 1048576.0, 1);
         cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
+        cell.Metrics["host_shmem_delta_mb"] = Mb(m.HostShmemDeltaBytes);
+        cell.Metrics["shmem_attribution"] = m.Attribution;
         cell.Metrics["rss_mb"] = Mb(m.RssBytes);
         cell.Metrics["held_objects"] = m.HeldObjects;
         cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
         cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
         cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
-        cell.TimeSeries["Shmem - baseline (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        cell.TimeSeries["cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        if (m.HostSamples is { } host)
+            cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
     }
 

@@ -5,25 +5,34 @@ using Corpus.LostMemory;
 namespace Corpus.Harness.Signatures;
 
 /// <summary>What the shmem family saw when the program said it had leaked.</summary>
+/// <param name="ShmemDeltaBytes">Shared memory charged to the cell at the marker (its cgroup's memory.stat shmem).</param>
+/// <param name="AfterExitDeltaBytes">The cell's shared memory still charged once its processes are gone.</param>
+/// <param name="HostShmemDeltaBytes">Host-wide Shmem growth at the marker: context only, other jobs move it.</param>
+/// <param name="Attribution">Where the cell's figures come from ("cgroup …" or, without one, "host-wide Shmem").</param>
 public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long RssBytes, int HeldObjects,
-                                 long HeldFdOnlyBytes, long AfterExitDeltaBytes, IReadOnlyList<(double T, long Shmem, long Rss)> Samples);
+                                 long HeldFdOnlyBytes, long AfterExitDeltaBytes, IReadOnlyList<(double T, long Shmem, long Rss)> Samples,
+                                 long HostShmemDeltaBytes = 0, string Attribution = "cgroup",
+                                 IReadOnlyList<(double T, long Shmem)>? HostSamples = null);
 
 /// <summary>
-/// Samples system Shmem and the process's RSS during a run, measures at the marker with the lost-memory finder,
-/// and checks after the run that Shmem came back: the memory that belongs to no process, made visible.
+/// Watches one run for the memory that belongs to no process: the shared memory charged to the cell's own cgroup,
+/// the process's RSS, and at the marker the unmapped shm/memfd objects it holds by descriptor (the lost-memory
+/// finder). After the run the cell's shared memory must be gone. Host-wide Shmem is sampled beside it as context
+/// only; it decides nothing, because another program on the host moves it.
 /// </summary>
 public sealed class ShmemProbe
 {
     private readonly ShmemSpec _spec;
-    private readonly long _baseline;
+    private readonly long _hostBaseline;
     private readonly List<(double, long, long)> _samples = [];
-    private long _delta = -1, _rss = -1, _fdOnly = -1;
+    private readonly List<(double, long)> _host = [];
+    private long _delta = -1, _rss = -1, _fdOnly = -1, _hostDelta;
     private int _held = -1;
 
     public ShmemProbe(ShmemSpec spec)
     {
         _spec = spec;
-        _baseline = SystemShmemBytes();
+        _hostBaseline = SystemShmemBytes();
     }
 
     public static long SystemShmemBytes() => ProcKb("/proc/meminfo", "Shmem:") * 1024;
@@ -40,6 +49,10 @@ public sealed class ShmemProbe
         catch (IOException) { return 0; }
     }
 
+    /// <summary>The cell's shared memory: its cgroup's own counter, or host-wide growth where there is no cgroup.</summary>
+    private long CellShmem(ContainedProcess p) =>
+        p.Cgroup is { } cg ? cg.StatBytes("shmem") : SystemShmemBytes() - _hostBaseline;
+
     /// <summary>Runs alongside the process until it exits.</summary>
     public async Task<LeakMeasure> WatchAsync(ContainedProcess p)
     {
@@ -48,36 +61,44 @@ public sealed class ShmemProbe
         var measured = false;
         while (!p.HasExited)
         {
-            lock (_samples) _samples.Add((Math.Round(p.Elapsed, 2), SystemShmemBytes() - _baseline, RssBytes(p.Pid)));
+            var t = Math.Round(p.Elapsed, 2);
+            lock (_samples)
+            {
+                _samples.Add((t, CellShmem(p), RssBytes(p.Pid)));
+                _host.Add((t, SystemShmemBytes() - _hostBaseline));
+            }
             if (marker.Task.IsCompleted && !measured && p.Elapsed > 0)
             {
                 await Task.Delay(TimeSpan.FromSeconds(_spec.SettleSec));
                 if (p.HasExited) break;
-                Measure(p.Pid);
+                Measure(p);
                 measured = true;
             }
             await Task.Delay(100);
         }
-        // Whatever the outcome, the memory must come back once the process is gone.
-        var after = SystemShmemBytes() - _baseline;
+        // Whatever the outcome, the cell's shared memory must be gone once its processes are.
+        var after = CellShmem(p);
         for (var i = 0; i < 50 && Math.Abs(after) > ReturnSlack; i++)
         {
             await Task.Delay(100);
-            after = SystemShmemBytes() - _baseline;
+            after = CellShmem(p);
         }
+        var attribution = p.Cgroup is { } cg ? $"cgroup {cg.Dir}" : "host-wide Shmem (no memory cgroup here)";
         lock (_samples)
-            return new LeakMeasure(_baseline, _delta, _rss, _held, _fdOnly, after, [.. _samples]);
+            return new LeakMeasure(_hostBaseline, _delta, _rss, _held, _fdOnly, after, [.. _samples],
+                                   _hostDelta, attribution, [.. _host]);
     }
 
-    /// <summary>How far from the baseline "back" may be: the spec's fraction of the baseline.</summary>
-    public long ReturnSlack => (long)(_spec.ReturnTolerance * _baseline);
+    /// <summary>How far from zero the cell's shared memory may be after the run, in bytes.</summary>
+    public long ReturnSlack => (long)(_spec.ReturnToleranceMB * 1048576);
 
-    private void Measure(int pid)
+    private void Measure(ContainedProcess p)
     {
-        _delta = SystemShmemBytes() - _baseline;
-        _rss = RssBytes(pid);
-        var report = Scanner.Scan(new ScanOptions { Pid = pid, IncludeSelf = false });
-        var entry = report.Processes.FirstOrDefault(e => e.Pid == pid);
+        _delta = CellShmem(p);
+        _hostDelta = SystemShmemBytes() - _hostBaseline;
+        _rss = RssBytes(p.Pid);
+        var report = Scanner.Scan(new ScanOptions { Pid = p.Pid, IncludeSelf = false });
+        var entry = report.Processes.FirstOrDefault(e => e.Pid == p.Pid);
         _held = entry?.FdOnlyCount ?? 0;
         _fdOnly = entry?.FdOnlySizeBytes ?? 0;
     }
@@ -87,16 +108,16 @@ public sealed class ShmemProbe
     {
         double leak = _spec.LeakBytes, tol = _spec.Tolerance * leak;
         static string Mb(long b) => $"{b / 1048576.0:0.0} MB";
-        var facts = $"Shmem {(m.ShmemDeltaBytes >= 0 ? "+" : "")}{Mb(m.ShmemDeltaBytes)}, RSS {Mb(m.RssBytes)}, "
+        var facts = $"cell shmem {(m.ShmemDeltaBytes >= 0 ? "+" : "")}{Mb(m.ShmemDeltaBytes)}, RSS {Mb(m.RssBytes)}, "
                     + $"{m.HeldObjects} unmapped objects held by fd ({Mb(m.HeldFdOnlyBytes)}), after exit {Mb(m.AfterExitDeltaBytes)}";
         if (m.ShmemDeltaBytes < 0 && m.HeldObjects < 0) return (Outcome.WrongFailure, "the marker never came: " + facts);
-        if (Math.Abs(m.AfterExitDeltaBytes) > Math.Max(ReturnSlack, tol))
-            return (Outcome.Error, $"containment: Shmem did not return to the baseline after the run; {facts}");
+        if (Math.Abs(m.AfterExitDeltaBytes) > ReturnSlack)
+            return (Outcome.Error, $"containment: the cell's shared memory was still charged after the run (more than {_spec.ReturnToleranceMB} MB); {facts}");
         var grew = Math.Abs(m.ShmemDeltaBytes - leak) <= tol;
         var held = Math.Abs(m.HeldFdOnlyBytes - leak) <= tol;
         var small = m.RssBytes <= _spec.MaxRssFraction * leak;
         if (grew && held && small) return (Outcome.Reproduced, $"the memory belongs to no process: {facts}");
-        var quiet = m.ShmemDeltaBytes <= tol && m.HeldFdOnlyBytes <= tol && Math.Abs(m.AfterExitDeltaBytes) <= ReturnSlack;
+        var quiet = m.ShmemDeltaBytes <= tol && m.HeldFdOnlyBytes <= tol;
         if (quiet) return (Outcome.Clean, $"nothing held: {facts}");
         return (Outcome.WrongFailure, $"not the leak's shape (expected +{Mb(_spec.LeakBytes)} ±{_spec.Tolerance:P0}, RSS ≤ {_spec.MaxRssFraction:P0}): {facts}");
     }

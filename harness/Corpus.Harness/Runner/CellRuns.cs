@@ -1,0 +1,214 @@
+using System.Globalization;
+using System.Text.Json;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Runner;
+
+/// <summary>
+/// The runs of one cell: launches its program on the subject inside containment, with the cell's isolation,
+/// the case's captures (timed snapshots, crash cores) and its METRIC and marker lines read back.
+/// </summary>
+public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest manifest, CaseSpec cs, string variant,
+                             Subject subject, string program, CellIsolation isolation, ICaptureBackend backend,
+                             CellResult cell, string dir) : ICellRuns
+{
+    public const string MetricPrefix = "METRIC ";
+    public const string MarkerPrefix = "REPRO-REACHED ";
+
+    public Manifest Manifest => manifest;
+    public CaseSpec Case => cs;
+    public string Variant => variant;
+    public Subject Subject => subject;
+    public string Dir => dir;
+    public int? ForceRuns => options.ForceRuns;
+    public void Progress(string message) => options.Progress(message);
+
+    private string FreelogLibrary => Path.Combine(options.Root, "build", "harness", "freelog.so");
+    private string FreelogScript => Path.Combine(options.Root, "harness", "native", "freelog", "freelog.py");
+
+    internal Launch Command(long? n)
+    {
+        var args = cs.Args.Select(a => a.Replace("{variant}", variant)
+                                        .Replace("{n}", n?.ToString(CultureInfo.InvariantCulture) ?? "{n}")).ToList();
+        var env = new Dictionary<string, string>(cs.Env);
+        foreach (var kv in isolation.Env) env[kv.Key] = kv.Value;
+        var freelog = cs.Crash is { Freelog: true };
+        if (freelog) env["LD_PRELOAD"] = FreelogLibrary;
+        return subject.Kind.Launch(subject, program, args, new LaunchOptions(env, PerfMap: freelog));
+    }
+
+    public async Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
+                                              Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null)
+    {
+        var launch = Command(n);
+        // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
+        var workDir = cs.Crash is null ? dir : Path.Combine(dir, label);
+        Directory.CreateDirectory(workDir);
+        var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
+                                   Path.Combine(workDir, $"{label}.stderr"), TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
+                                   (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false);
+        using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
+        using var p = new ContainedProcess(spec);
+        janitor.Own(p.Pid);
+        var markers = new Dictionary<string, double>();
+        p.Line += (line, _, t) =>
+        {
+            var at = line.IndexOf(MarkerPrefix, StringComparison.Ordinal);
+            if (at >= 0) lock (markers) markers.TryAdd(line[at..].Trim(), t);
+        };
+        Task? captureTask = null;
+        if (timed is not null)
+        {
+            if (backend.Unavailable is { } why) lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: {backend.Name}: {why}");
+            else
+            {
+                var trigger = new TaskCompletionSource();
+                p.Line += (line, _, _) => { if (line.Contains(timed.Marker)) trigger.TrySetResult(); };
+                captureTask = CaptureSeriesAsync(p, trigger.Task, timed, label, timed.Core ? new LinuxProcDump(tools) : null);
+            }
+        }
+        var side = alongside?.Invoke(p);
+        var run = await p.WaitAsync();
+        if (captureTask is not null) await captureTask;
+        if (side is not null) await side;
+        exited?.Invoke(run);
+        if (cs.Crash is not null) CollectCrash(cs.Crash, p.Pid, run, workDir, label);
+        var metrics = new Dictionary<string, double>();
+        // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
+        foreach (var line in run.Stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
+        {
+            try
+            {
+                using var doc = JsonDocument.Parse(line[(line.IndexOf(MetricPrefix, StringComparison.Ordinal) + MetricPrefix.Length)..]);
+                foreach (var prop in doc.RootElement.EnumerateObject())
+                    if (prop.Value.ValueKind == JsonValueKind.Number) metrics[prop.Name] = prop.Value.GetDouble();
+            }
+            catch (JsonException e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
+        }
+        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment));
+        lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
+    }
+
+    public void DeleteRun(RunResult run, string label)
+    {
+        try
+        {
+            if (cs.Crash is not null) Directory.Delete(Path.Combine(dir, label), recursive: true);
+            else
+            {
+                File.Delete(run.StdoutFile);
+                File.Delete(run.StderrFile);
+            }
+        }
+        catch (IOException) { }
+    }
+
+    /// <summary>
+    /// procdump -s/-n: after the marker and a delay, count snapshots an interval apart while the target lives.
+    /// Every snapshot the manifest asked for and that was not taken is a capture error, with the reason.
+    /// </summary>
+    private async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, string label, ICaptureBackend? core)
+    {
+        var captures = Path.Combine(dir, "captures");
+        void Missed(string why, string? by = null)
+        {
+            lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: {by ?? backend.Name}: {why}");
+        }
+        var exited = Task.Run(async () => { while (!p.HasExited) await Task.Delay(50); });
+        if (await Task.WhenAny(trigger, exited) != trigger)
+        {
+            Missed($"none of {timed.Count} snapshots taken: the process ended before '{timed.Marker}'");
+            return;
+        }
+        var markerAt = p.Elapsed;
+        await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
+        Directory.CreateDirectory(captures);
+        var taken = 0;
+        for (var i = 0; i < timed.Count && !p.HasExited; i++)
+        {
+            if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
+            try
+            {
+                var record = await backend.SnapshotAsync(p, captures, i, CancellationToken.None);
+                lock (cell.Captures) cell.Captures.Add(record with { Run = label });
+                taken++;
+            }
+            catch (Exception e) { Missed($"snapshot {i}: {e.Message}"); }
+        }
+        if (taken < timed.Count && p.HasExited)
+            Missed($"{taken} of {timed.Count} snapshots taken: the process ended {p.Elapsed - markerAt:0.00} s after the marker "
+                   + $"(delay {timed.DelaySec} s, interval {timed.IntervalSec} s)");
+        if (core is null) return;
+        if (p.HasExited)
+        {
+            Missed("core not taken: the process had ended", core.Name);
+            return;
+        }
+        if (core.Unavailable is { } why)
+        {
+            Missed(why, core.Name);
+            return;
+        }
+        try
+        {
+            var record = await Task.Run(() => core.SnapshotAsync(p, captures, timed.Count, CancellationToken.None));
+            lock (cell.Captures) cell.Captures.Add(record with { Run = label });
+        }
+        catch (Exception e) { Missed(e.Message, core.Name); }
+    }
+
+    /// <summary>
+    /// procdump -e semantics through the kernel: after a crash, keep the core, name its threads with gdb and, with
+    /// freelog, list every free() of the pointer that blew up. The perf map is moved beside the core either way.
+    /// </summary>
+    private void CollectCrash(CrashCapture crash, int pid, RunResult run, string workDir, string label)
+    {
+        var perfMap = $"/tmp/perf-{pid}.map";
+        try
+        {
+            if (run.Signal is null || run.TimedOut) return;
+            var core = new[] { "core", $"core.{pid}" }.Select(f => Path.Combine(workDir, f)).FirstOrDefault(File.Exists);
+            if (core is null)
+            {
+                lock (cell.CaptureErrors)
+                    cell.CaptureErrors.Add($"{label}: {run.Signal} but no core in {workDir} (core_pattern: {CorePattern()})");
+                return;
+            }
+            if (File.Exists(perfMap)) File.Copy(perfMap, Path.Combine(workDir, Path.GetFileName(perfMap)), overwrite: true);
+            // gdb needs the real executable behind the subject's launcher.
+            var exe = subject.Kind.CrashExecutable(subject, program);
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            var bt = tools.Run("gdb", ["-q", "-batch", "-nx", "-ex", "thread apply all bt", exe, core], TimeSpan.FromMinutes(2));
+            File.WriteAllText(Path.Combine(workDir, "gdb-threads.txt"), bt.Stdout + bt.Stderr);
+            IReadOnlyList<ThreadStack> threads = [];
+            if (crash.Freelog)
+            {
+                var facts = FreelogAnalysis.Run(tools, exe, core, FreelogScript);
+                File.WriteAllText(Path.Combine(workDir, "freelog.txt"), facts.Text);
+                lock (cell.CrashFacts) cell.CrashFacts[label] = facts;
+                threads = facts.Frees.Select(f => new ThreadStack($"LWP {f.Thread}{(f.Aborting ? " (aborting)" : "")}", f.Frames)).ToList();
+            }
+            lock (cell.Captures)
+                cell.Captures.Add(new CaptureRecord("core", core, new FileInfo(core).Length, Math.Round(clock.Elapsed.TotalSeconds, 2),
+                                                    run.WallSeconds, threads, $"{run.Signal} in {label}") { Run = label });
+        }
+        catch (Exception e) when (e is IOException or InvalidOperationException or UnauthorizedAccessException)
+        {
+            lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: crash capture failed: {e.Message}");
+        }
+        finally
+        {
+            try { File.Delete(perfMap); } catch (IOException) { }
+        }
+    }
+
+    private static string CorePattern()
+    {
+        try { return File.ReadAllText("/proc/sys/kernel/core_pattern").Trim(); }
+        catch (IOException) { return "unknown"; }
+    }
+}

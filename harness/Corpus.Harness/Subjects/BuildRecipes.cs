@@ -1,0 +1,110 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>
+/// How one flavor of a repro is built (mono IL, a target framework, a CMake target). Subject kinds choose a
+/// recipe; the <see cref="Runner.Builder"/> runs it once per flavor and caches the result.
+/// </summary>
+public abstract class BuildRecipe
+{
+    /// <summary>Names the build folder build/&lt;id&gt;/&lt;Flavor&gt;/ and enters the source hash.</summary>
+    public abstract string Flavor { get; }
+
+    /// <summary>Distinguishes several programs built into one flavor folder (CMake targets); null for one program.</summary>
+    public virtual string? Target => null;
+
+    public abstract string ProgramPath(Manifest m, string outDir);
+
+    /// <summary>Null when the manifest can be built this way, otherwise which field is missing.</summary>
+    public abstract string? Missing(Manifest m);
+
+    public abstract ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools);
+
+    /// <summary>Why the build ran but left no program: names the manifest field that is wrong.</summary>
+    public virtual string NoProgram(Manifest m, string outDir, string program) =>
+        $"the build succeeded but left no {Path.GetFileName(program)} in {outDir}";
+}
+
+/// <summary>Mono: every source matched by build.mono.sources compiled with mcs (C# 7 at most).</summary>
+public sealed class MonoBuild : BuildRecipe
+{
+    public override string Flavor => "mono";
+    public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".exe");
+
+    public override string? Missing(Manifest m) =>
+        m.Build.MonoSources.Count == 0 ? $"{m.File}: field 'build.mono' is missing, so there is no Mono build"
+        : Sources(m).Count == 0 ? $"{m.File}: field 'build.mono.sources' matches no file"
+        : null;
+
+    public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
+        tools.Run("mcs", ["-nologo", "-optimize+", "-debug", "-unsafe", $"-out:{program}", .. Sources(m)], TimeSpan.FromMinutes(5));
+
+    public static IReadOnlyList<string> Sources(Manifest m)
+    {
+        var files = new List<string>();
+        foreach (var pattern in m.Build.MonoSources)
+        {
+            var dir = Path.GetFullPath(Path.Combine(m.Dir, Path.GetDirectoryName(pattern) ?? ""));
+            if (!Directory.Exists(dir)) continue;
+            files.AddRange(Directory.GetFiles(dir, Path.GetFileName(pattern)).Order(StringComparer.Ordinal));
+        }
+        return files;
+    }
+}
+
+/// <summary>.NET: build.dotnet.project built for one target framework.</summary>
+public sealed class DotnetBuild(string targetFramework) : BuildRecipe
+{
+    public override string Flavor => targetFramework;
+    public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + ".dll");
+
+    public override string? Missing(Manifest m) =>
+        m.Build.DotnetProject is null ? $"{m.File}: field 'build.dotnet' is missing, so there is no .NET build" : null;
+
+    public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
+        tools.Run("dotnet", ["build", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework,
+                             "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false"], TimeSpan.FromMinutes(10));
+
+    public override string NoProgram(Manifest m, string outDir, string program)
+    {
+        var built = Directory.Exists(outDir)
+            ? Directory.GetFiles(outDir, "*.runtimeconfig.json").Select(f => Path.GetFileName(f)[..^".runtimeconfig.json".Length]).ToList()
+            : [];
+        return $"{m.File}: field 'build.dotnet.assembly' is '{m.Build.Assembly ?? m.Id}', but {m.Build.DotnetProject} built "
+               + (built.Count > 0 ? $"the program {string.Join(", ", built)}" : "no program") + $" in {outDir}";
+    }
+}
+
+/// <summary>A native program: one target of the CMake project in build.cmake.dir.</summary>
+public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnlyList<string>? configureArgs = null) : BuildRecipe
+{
+    public override string Flavor => flavor;
+    public override string? Target => target;
+    public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, target);
+
+    public override string? Missing(Manifest m) =>
+        m.Build.CmakeDir is null ? $"{m.File}: field 'build.cmake' is missing, so there is no native build" : null;
+
+    public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
+    {
+        var configure = tools.Run("cmake", ["-S", Path.Combine(m.Dir, m.Build.CmakeDir!), "-B", outDir, "-DCMAKE_BUILD_TYPE=Release",
+                                            .. configureArgs ?? []], TimeSpan.FromMinutes(5));
+        if (configure.ExitCode != 0) return configure;
+        var compile = tools.Run("cmake", ["--build", outDir, "--target", target, "-j", "2"], TimeSpan.FromMinutes(10));
+        return compile with { Stdout = configure.Stdout + compile.Stdout, Stderr = configure.Stderr + compile.Stderr };
+    }
+
+    public override string NoProgram(Manifest m, string outDir, string program) =>
+        $"{m.File}: a case's field 'program' names cmake:{target}, but building it left no {program}";
+}
+
+/// <summary>No build is possible for this subject: the reason is the error.</summary>
+public sealed class NoBuild(string why) : BuildRecipe
+{
+    public override string Flavor => "none";
+    public override string ProgramPath(Manifest m, string outDir) => "";
+    public override string? Missing(Manifest m) => why;
+    public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) => throw new InvalidOperationException(why);
+}

@@ -1,0 +1,74 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>
+/// One kind of subject (Mono, CoreCLR, a native OS, …): everything the runner needs to know about it. Adding a
+/// kind is one class, one line in <see cref="SubjectKinds.All"/> and its tests; the runner never switches on kinds.
+/// </summary>
+public interface ISubjectKind
+{
+    /// <summary>Short name of the kind, as written before the colon of a user's subject ("mono" in mono:PATH).</summary>
+    string Name { get; }
+
+    /// <summary>The built-in subject names this kind owns (e.g. net10, net8).</summary>
+    IReadOnlyList<string> BuiltIns { get; }
+
+    /// <summary>Prefixes this kind accepts for a user's build, "kind:PATH"; empty when it takes none.</summary>
+    IReadOnlyList<string> UserPrefixes { get; }
+
+    /// <summary>What a user's PATH names, for the usage text ("the mono executable").</summary>
+    string UserPathMeaning { get; }
+
+    /// <summary>Native kinds run a case's cmake:TARGET program; managed kinds run the repro's .NET/Mono build.</summary>
+    bool RunsNativePrograms { get; }
+
+    /// <summary>Resolves a built-in name or a user's path. Never throws for a missing path: that is <see cref="Subject.Unavailable"/>.</summary>
+    Subject Resolve(string spec, string? userPath, string root);
+
+    /// <summary>The build of the repro this subject runs; null with the reason when the manifest has none for it.</summary>
+    BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
+
+    /// <summary>The command and environment that run a built program on this subject.</summary>
+    Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options);
+
+    /// <summary>Per-cell isolation (a private prefix, display or tmp dir), set up before the first run of a cell.</summary>
+    CellIsolation Isolate(Subject s, string cellDir);
+
+    /// <summary>The backend for timed snapshots of a live process.</summary>
+    ICaptureBackend SnapshotBackend(Subject s, CaptureContext context);
+
+    /// <summary>The executable gdb needs to read a core of a crashed run (the real binary behind a launcher).</summary>
+    string CrashExecutable(Subject s, string program);
+
+    /// <summary>The `runtime` line in the report: what exactly ran.</summary>
+    string Describe(Subject s);
+}
+
+/// <param name="File">The program to exec.</param>
+/// <param name="Env">Environment added to the harness's own.</param>
+public sealed record Launch(string File, IReadOnlyList<string> Args, IReadOnlyDictionary<string, string> Env);
+
+/// <param name="PerfMap">The run is a crash capture with freelog: ask the runtime for a perf map of JIT code.</param>
+public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap);
+
+/// <param name="Heap">The case asks snapshots for heap statistics.</param>
+public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap);
+
+/// <summary>
+/// What a cell gets around its runs and must give back afterwards. The default is nothing; kinds that need a
+/// private prefix, display or tmp dir override it and add to the environment of every run.
+/// </summary>
+public class CellIsolation : IDisposable
+{
+    public static readonly CellIsolation None = new();
+
+    /// <summary>Environment every run of the cell gets (e.g. WINEPREFIX, TMPDIR, DISPLAY).</summary>
+    public virtual IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
+
+    /// <summary>One line for the report on what was set up, or null for none.</summary>
+    public virtual string? Describe => null;
+
+    public virtual void Dispose() => GC.SuppressFinalize(this);
+}

@@ -1,0 +1,34 @@
+using System.Runtime.InteropServices;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>Native programs built with CMake: the OS itself is the subject (linux here; windows only on real Windows).</summary>
+public sealed class NativeKind : ISubjectKind
+{
+    public string Name => "native";
+    public IReadOnlyList<string> BuiltIns => ["linux", "windows"];
+    public IReadOnlyList<string> UserPrefixes => [];
+    public string UserPathMeaning => "";
+    public bool RunsNativePrograms => true;
+
+    public Subject Resolve(string spec, string? userPath, string root) => spec == "windows"
+        ? new(spec, this, "C:\\", null, OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux")
+        : new(spec, this, "/", Environment.OSVersion.Version.ToString(), OperatingSystem.IsLinux() ? null : "needs Linux");
+
+    public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
+        cs.CmakeTarget is { } target ? new CmakeBuild(target) : new NoBuild($"case {cs.Id} has no native program");
+
+    public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) =>
+        new(program, args, options.Env);
+
+    public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
+
+    public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
+        OperatingSystem.IsWindows() ? new WindowsProcDump(context.Tools) : new LinuxProcDump(context.Tools);
+
+    public string CrashExecutable(Subject s, string program) => program;
+
+    public string Describe(Subject s) => $"native on {RuntimeInformation.OSDescription}";
+}

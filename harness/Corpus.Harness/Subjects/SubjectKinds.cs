@@ -1,0 +1,34 @@
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>The registry of subject kinds: the only place that lists them.</summary>
+public static class SubjectKinds
+{
+    public static readonly IReadOnlyList<ISubjectKind> All = [new MonoKind(), new CoreClrKind(), new NativeKind()];
+
+    public static IEnumerable<string> BuiltIns => All.SelectMany(k => k.BuiltIns);
+
+    /// <summary>A built-in name or kind:PATH; an ArgumentException for a spec that names no kind.</summary>
+    public static Subject Resolve(string spec, string root, IReadOnlyList<ISubjectKind>? kinds = null)
+    {
+        kinds ??= All;
+        foreach (var k in kinds)
+            if (k.BuiltIns.Contains(spec)) return k.Resolve(spec, null, root);
+        var colon = spec.IndexOf(':');
+        if (colon <= 0)
+            throw new ArgumentException($"unknown subject '{spec}': use one of {string.Join(", ", kinds.SelectMany(k => k.BuiltIns))}, "
+                                        + $"or {string.Join(", ", kinds.SelectMany(k => k.UserPrefixes.Take(1).Select(p => $"{p}:PATH ({k.UserPathMeaning})")))}");
+        var prefix = spec[..colon];
+        var kind = kinds.FirstOrDefault(k => k.UserPrefixes.Contains(prefix))
+                   ?? throw new ArgumentException($"unknown subject kind '{prefix}' in '{spec}': use "
+                                                  + string.Join(" or ", kinds.SelectMany(k => k.UserPrefixes.Take(1))));
+        var path = spec[(colon + 1)..];
+        if (path.Trim().Length == 0) throw new ArgumentException($"subject '{spec}': the path after '{prefix}:' is empty");
+        return kind.Resolve(spec, Path.GetFullPath(path), root);
+    }
+
+    internal static string? Which(string program) =>
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(':', StringSplitOptions.RemoveEmptyEntries)
+        .Select(d => Path.Combine(d, program)).FirstOrDefault(File.Exists);
+}
