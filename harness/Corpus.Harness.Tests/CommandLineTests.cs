@@ -60,12 +60,15 @@ public sealed class CommandLineTests : IDisposable
     }
 
     [Theory]
-    [InlineData("mono:/nonexistent/bin/mono", "corpus: mono:/nonexistent/bin/mono: ")]
+    [InlineData("mono:/nonexistent/bin/mono", "corpus: mono:/nonexistent/bin/mono: no such file")]
+    [InlineData("mono:{root}/notes.txt", "corpus: mono:{root}/notes.txt: not executable")]
     [InlineData("mono:", "corpus: mono:: no path after 'mono:' (give mono:PATH)")]
     [InlineData("coreclr:/tmp", "corpus: coreclr:/tmp: /tmp is not a dotnet root")]
     public void UnusableUserSubjectIsAnInputError(string subject, string message)
     {
         _corpus.Write("a");
+        File.WriteAllText(Path.Combine(_corpus.Root, "notes.txt"), "not a runtime\n");
+        (subject, message) = (subject.Replace("{root}", _corpus.Root), message.Replace("{root}", _corpus.Root));
         var (exit, _, err) = Corpus("run", "--repro", "a", "--subject", subject);
         Assert.Equal(2, exit);
         Assert.StartsWith(message, err);

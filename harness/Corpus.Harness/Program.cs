@@ -161,7 +161,8 @@ public static class Program
         if (colon > 0 && spec[(colon + 1)..].Trim().Length == 0)
             throw new InputErrorException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
         var subject = Subject.Resolve(spec, root);
-        if (colon > 0 && subject.Unavailable is { } why) throw new InputErrorException($"{spec}: {why}");
+        if (colon > 0 && subject.Unavailable is { } why)
+            throw new InputErrorException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
         return subject;
     }
 }
