@@ -38,7 +38,8 @@ run: setup
 
 test: setup unit gate
 
-# xUnit for every C# project, then GoogleTest (through CTest) for every repro with a cpp/ folder.
+# xUnit for every C# project, then GoogleTest (through CTest) for every repro with a cpp/ folder, natively and,
+# for the Win32 tests, under Wine.
 unit:
 	dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
 	@set -e; for dir in repros/*/cpp; do \
@@ -47,6 +48,12 @@ unit:
 	  cmake --build $$out -j 2 >/dev/null; \
 	  ctest --test-dir $$out --output-on-failure; \
 	done
+	@# The Win32 tests (a *_win32_test.cpp in cpp/): cross-built with mingw-w64, run under Wine in a throwaway cell.
+	@set -e; for dir in repros/*/cpp; do \
+	  compgen -G "$$dir/*_win32_test.cpp" >/dev/null || continue; \
+	  id=$$(basename $$(dirname $$dir)); harness/wine/ctest.sh $$dir build/$$id/wine-ctest; \
+	done
+	harness/wine/test-cell.sh
 
 gate:
 	ci/gate.sh

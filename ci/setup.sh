@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool.
+# Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool, the Wine template.
 # Quick when everything is already there; safe to run from make run and make test every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +33,10 @@ build() {  # project, output folder
 build harness/Corpus.Harness build/harness/corpus
 build harness/DumpFacts build/harness/DumpFacts
 build harness/LostMemory build/harness/LostMemory
+
+# Wine subjects (docs/wine.md): the template prefix and the cross-built GoogleTest, each built once and cached.
+harness/wine/template.sh
+harness/wine/googletest.sh
 
 # freelog: the free() recorder preloaded into crash-capture runs (see harness/native/freelog).
 if [[ ! build/harness/freelog.so -nt harness/native/freelog/freelog.c ]]; then

@@ -21,7 +21,7 @@ internal sealed class HolderProcess : IDisposable
     public static string HolderPath =>
         typeof(HolderProcess).Assembly.GetCustomAttributes<AssemblyMetadataAttribute>().Single(a => a.Key == "HolderPath").Value!;
 
-    public static HolderProcess Start()
+    public static HolderProcess Start(params string[] args)
     {
         var psi = new ProcessStartInfo("dotnet")
         {
@@ -32,6 +32,8 @@ internal sealed class HolderProcess : IDisposable
         };
         psi.ArgumentList.Add("exec");
         psi.ArgumentList.Add(HolderPath);
+        foreach (string a in args)
+            psi.ArgumentList.Add(a);
         var p = Process.Start(psi) ?? throw new InvalidOperationException("could not start the holder");
         var read = p.StandardOutput.ReadLineAsync();
         if (!read.Wait(TimeSpan.FromSeconds(60)) || read.Result is not { } line || !line.StartsWith("READY", StringComparison.Ordinal))

@@ -9,6 +9,8 @@ public sealed class ParserTests
     [InlineData("/dev/shm/mono.1234", ObjectKind.Shm, "mono.1234", false)]
     [InlineData("/SYSV0000abcd (deleted)", ObjectKind.SysV, "0000abcd", true)]
     [InlineData("/dev/zero (deleted)", ObjectKind.AnonShared, "", true)]
+    [InlineData("/tmp/cell/tmp/wine-E7VUwg/server-fe00-b204de/tmpmap-5f35fb1d (deleted)", ObjectKind.WineSection, "tmpmap-5f35fb1d", true)]
+    [InlineData("/tmp/.wine-0/server-803-2a0b7c/tmpmap-00000001 (deleted)", ObjectKind.WineSection, "tmpmap-00000001", true)]
     public void ClassifiesShmemTargets(string target, ObjectKind kind, string name, bool deleted)
     {
         Assert.True(Scanner.TryClassify(target, out var k, out var n, out var d));
@@ -23,6 +25,9 @@ public sealed class ParserTests
     [InlineData("/tmp/x (deleted)")]
     [InlineData("/dev/zero")]
     [InlineData("anon_inode:[eventfd]")]
+    [InlineData("/tmp/wine-E7VUwg/server-fe00-b204de/socket")]
+    [InlineData("/tmp/wine-E7VUwg/tmpmap-5f35fb1d (deleted)")]
+    [InlineData("/home/u/server-notes/tmpmap-list.txt")]
     public void IgnoresOtherTargets(string target) => Assert.False(Scanner.TryClassify(target, out _, out _, out _));
 
     [Fact]

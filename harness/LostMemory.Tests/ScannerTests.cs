@@ -96,6 +96,76 @@ public sealed class ScannerTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public void WineSectionOnATmpfsHeldByTheProgramAndWineserverIsFdOnly()
+    {
+        // Wine's layout without Wine: a section is a tmpmap file in wineserver's directory, deleted at once and
+        // held by descriptors of the program and of wineserver. /dev/shm is a tmpfs, as a Wine cell's TMPDIR is.
+        string top = $"/dev/shm/lm-wine-test-{Environment.ProcessId}";
+        string dir = Path.Combine(top, "wine-Q5aTHS", "server-fe00-b204de");
+        string file = Path.Combine(dir, "tmpmap-5f35fb1d");
+        Directory.CreateDirectory(dir);
+        try
+        {
+            var data = new byte[4 * MiB];
+            new Random(1).NextBytes(data);
+            File.WriteAllBytes(file, data);
+            using var program = HolderProcess.Start("hold", file, "filemapping_lea");
+            using var server = HolderProcess.Start("hold", file, "wineserver64");
+            File.Delete(file);
+
+            var report = Scanner.Scan(new ScanOptions());
+            output.WriteLine(Render.Table(report, objects: true));
+            foreach (var holder in new[] { program, server })
+            {
+                var entry = Assert.Single(report.Processes, p => p.Pid == holder.Pid);
+                var section = Assert.Single(entry.Objects, o => o.Kind == ObjectKind.WineSection);
+                Assert.Equal("tmpmap-5f35fb1d", section.Name);
+                Assert.True(section.Deleted);
+                Assert.True(section.FdOnly);
+                Assert.True(section.Shmem);
+                Assert.Equal(4 * MiB, section.SizeBytes);
+                Assert.Equal(4 * MiB, section.AllocatedBytes);
+                Assert.Equal([(program.Pid, "filemapping_lea"), (server.Pid, "wineserver64")],
+                    section.HeldBy.Select(h => (h.Pid, h.Command)).OrderBy(h => h.Command, StringComparer.Ordinal).ToList());
+                Assert.All(section.HeldBy, h => Assert.Equal((1, 0L), (h.FdCount, h.MappedBytes)));
+            }
+            Assert.Contains($"{server.Pid} wineserver64 (fd only)", Render.Table(report, objects: true), StringComparison.Ordinal);
+            // One object, counted once, in no address space.
+            Assert.True(report.System.FdOnlyAllocatedBytes >= 4 * MiB);
+        }
+        finally
+        {
+            Directory.Delete(top, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void WineSectionOnDiskIsNotShmem()
+    {
+        // With TMPDIR on a disk file system the same leak is page cache: listed, but kept out of the Shmem totals.
+        string dir = Path.Combine(Path.GetTempPath(), $"lm-wine-test-{Environment.ProcessId}", "server-803-2a0b7c");
+        string file = Path.Combine(dir, "tmpmap-00000001");
+        Directory.CreateDirectory(dir);
+        try
+        {
+            File.WriteAllBytes(file, new byte[1 * MiB]);
+            using var holder = HolderProcess.Start("hold", file, "wineserver64");
+            File.Delete(file);
+            var report = Scanner.Scan(new ScanOptions { Pid = holder.Pid });
+            var entry = Assert.Single(report.Processes);
+            var section = Assert.Single(entry.Objects, o => o.Kind == ObjectKind.WineSection);
+            Assert.True(section.FdOnly);
+            Assert.Equal(Native.IsOnTmpfs(dir), section.Shmem);
+            output.WriteLine($"{dir}: Shmem {section.Shmem}");
+            Assert.Equal(entry.Objects.Where(o => o.Shmem).Sum(o => Math.Max(0, o.AllocatedBytes)), report.System.ProcessObjectsAllocatedBytes);
+        }
+        finally
+        {
+            Directory.Delete(Path.GetDirectoryName(dir)!, recursive: true);
+        }
+    }
+
+    [Fact]
     public void MinKbLeavesOutSmallHolders()
     {
         using var holder = HolderProcess.Start();

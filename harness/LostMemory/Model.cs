@@ -36,6 +36,26 @@ public enum ObjectKind
 
     /// <summary>mmap(MAP_SHARED | MAP_ANONYMOUS): "/dev/zero (deleted)" in maps.</summary>
     AnonShared,
+
+    /// <summary>
+    /// A Wine section (CreateFileMapping on the page file, and Wine's own shared pages): a deleted "tmpmap-XXXXXXXX"
+    /// file in a wineserver directory "server-DEV-INODE", under $TMPDIR/wine-XXXXXX/ (Debian) or /tmp/.wine-UID/
+    /// (upstream). Held by the program and by wineserver. Shmem only when that directory is on a tmpfs.
+    /// </summary>
+    WineSection,
+}
+
+/// <summary>One process holding an object: through descriptors, a mapping, or both.</summary>
+public sealed record Holder
+{
+    public required int Pid { get; init; }
+
+    /// <summary>/proc/PID/comm: "wineserver64", or for a Wine program its .exe name cut to 15 characters.</summary>
+    public required string Command { get; init; }
+
+    public int FdCount { get; init; }
+
+    public long MappedBytes { get; init; }
 }
 
 /// <summary>One shared memory object as one process sees it.</summary>
@@ -75,6 +95,16 @@ public sealed record SharedObject
 
     /// <summary>Other scanned processes that hold the same object.</summary>
     public IReadOnlyList<int> SharedWith { get; init; } = [];
+
+    /// <summary>Every scanned process that holds the object, this one included, lowest pid first.</summary>
+    public IReadOnlyList<Holder> HeldBy { get; init; } = [];
+
+    /// <summary>
+    /// Its pages count in Shmem (/proc/meminfo), that is it lives on a tmpfs or shmem: always so for memfd, /dev/shm,
+    /// SysV and shared anonymous memory; for a Wine section only when the wineserver directory is on a tmpfs
+    /// (otherwise it is page cache of a disk file). Only Shmem objects enter the system totals.
+    /// </summary>
+    public bool Shmem { get; init; } = true;
 }
 
 /// <summary>The objects one process holds.</summary>

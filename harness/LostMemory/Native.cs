@@ -2,9 +2,11 @@ using System.Runtime.InteropServices;
 
 namespace Corpus.LostMemory;
 
-/// <summary>statx(2): the one stat whose buffer layout is the same on every Linux architecture.</summary>
+/// <summary>statx(2): the one stat whose buffer layout is the same on every Linux architecture; statfs(2) for the file system type.</summary>
 internal static partial class Native
 {
+    private const long TmpfsMagic = 0x01021994;
+
     private const int AtFdCwd = -100;
     private const uint StatxBasicStats = 0x7ff;
     private const int StatxBufferSize = 256;
@@ -31,5 +33,18 @@ internal static partial class Native
             Size: *(long*)(b + 40),
             Blocks: *(long*)(b + 48));
         return true;
+    }
+
+    [LibraryImport("libc", EntryPoint = "statfs", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static unsafe partial int StatFs(string path, byte* buffer);
+
+    /// <summary>Whether the file (a /proc/PID/fd/N link is followed) is on a tmpfs. False when it cannot be told.</summary>
+    internal static unsafe bool IsOnTmpfs(string path)
+    {
+        byte* b = stackalloc byte[256]; // struct statfs is 120 bytes on 64-bit Linux
+        if (StatFs(path, b) != 0)
+            return false;
+        // f_type is the first field, a native long on the 64-bit targets we run on.
+        return (nint.Size == 8 ? *(long*)b : *(int*)b) == TmpfsMagic;
     }
 }

@@ -1,4 +1,4 @@
-// lost-memory finder: shmem-backed objects (memfd, /dev/shm, SysV, shared anonymous) per process, mapped or held
+// lost-memory finder: shmem-backed objects (memfd, /dev/shm, SysV, shared anonymous, Wine sections) per process, mapped or held
 // only by a descriptor, set against Shmem in /proc/meminfo. For filemapping-leak (docs/labs/filemapping-leak.md).
 using System.Globalization;
 
@@ -8,8 +8,9 @@ public static class Program
 {
     private const string Usage = """
         usage: LostMemory [--json] [--pid P] [--min-kb K] [--objects] [--include-self]
-          Lists, per process, the shm and memfd objects it holds (deleted or not), how much of them it maps and
-          how much it holds only through a descriptor, and the system's Shmem against all of it.
+          Lists, per process, the shm and memfd objects and Wine sections (tmpmap files) it holds (deleted or not),
+          how much of them it maps and how much it holds only through a descriptor, which other processes hold
+          them, and the system's Shmem against all of it.
           --json          machine-readable report
           --pid P         only process P
           --min-kb K      leave out processes whose objects have less than K KiB allocated

@@ -36,8 +36,9 @@ public static class Render
             {
                 string how = o.FdOnly ? "fd-only" : o.Fds.Count > 0 ? "fd+mapped" : "mapped";
                 string fds = o.Fds.Count > 0 ? " fd=" + string.Join(",", o.Fds) : "";
-                string shared = o.SharedWith.Count > 0 ? " also pid " + string.Join(",", o.SharedWith) : "";
-                sb.AppendLine(inv, $"{"",7}   {o.Kind,-10} {how,-9} size {Mib(o.SizeBytes),8} MiB alloc {Mib(Math.Max(0, o.AllocatedBytes)),8} MiB  {o.Device}/{o.Inode}{fds}  {o.Target}{shared}");
+                string shared = o.SharedWith.Count > 0 ? "  held by " + string.Join(", ", o.HeldBy.Select(Describe)) : "";
+                string disk = o.Shmem ? "" : " (on disk: page cache, not Shmem)";
+                sb.AppendLine(inv, $"{"",7}   {o.Kind,-10} {how,-9} size {Mib(o.SizeBytes),8} MiB alloc {Mib(Math.Max(0, o.AllocatedBytes)),8} MiB  {o.Device}/{o.Inode}{fds}  {o.Target}{disk}{shared}");
             }
         }
         var s = report.System;
@@ -50,6 +51,9 @@ public static class Render
         sb.AppendLine(inv, $"Scanned {report.ProcessesScanned} processes in {report.ElapsedMs:0} ms; {report.ProcessesVanished} vanished, {report.ProcessesDenied} denied.");
         return sb.ToString();
     }
+
+    private static string Describe(Holder h) =>
+        string.Create(CultureInfo.InvariantCulture, $"{h.Pid} {h.Command} ({(h.FdCount > 0 ? h.MappedBytes > 0 ? "fd+mapped" : "fd only" : "mapped")})");
 
     private static string Clip(string s, int n) => s.Length > n ? s[..n] : s;
 }

@@ -4,7 +4,7 @@ using System.Globalization;
 namespace Corpus.LostMemory;
 
 /// <summary>
-/// Finds shmem-backed objects (memfd, POSIX shm, SysV, shared anonymous) per process through /proc/PID/fd and
+/// Finds shmem-backed objects (memfd, POSIX shm, SysV, shared anonymous, Wine sections) per process through /proc/PID/fd and
 /// /proc/PID/maps, and sets them against Shmem in /proc/meminfo. Objects are identified by device + inode, so one
 /// object held through several descriptors, mappings or processes is counted once in the system totals.
 /// </summary>
@@ -29,6 +29,7 @@ public static class Scanner
         public long Allocated = -1;
         public readonly List<int> Fds = [];
         public long Mapped;
+        public bool? Shmem;
     }
 
     public static Report Scan(ScanOptions options)
@@ -58,6 +59,7 @@ public static class Scanner
 
         // Cross-process view: who holds each object, whether anyone maps it.
         var holders = new Dictionary<Key, List<int>>();
+        var heldBy = new Dictionary<Key, List<Holder>>();
         var mappedAnywhere = new HashSet<Key>();
         var allocated = new Dictionary<Key, long>();
         foreach (var (entry, keys) in processes)
@@ -68,16 +70,25 @@ public static class Scanner
                 if (!holders.TryGetValue(keys[i], out var list))
                     holders[keys[i]] = list = [];
                 list.Add(entry.Pid);
+                if (!heldBy.TryGetValue(keys[i], out var refs))
+                    heldBy[keys[i]] = refs = [];
+                refs.Add(new Holder { Pid = entry.Pid, Command = entry.Command, FdCount = o.Fds.Count, MappedBytes = o.MappedBytes });
                 if (o.Mapped)
                     mappedAnywhere.Add(keys[i]);
-                allocated[keys[i]] = Math.Max(allocated.GetValueOrDefault(keys[i]), Math.Max(0, o.AllocatedBytes));
+                // The totals are about Shmem: a Wine section on a disk file system is page cache, not Shmem.
+                if (o.Shmem)
+                    allocated[keys[i]] = Math.Max(allocated.GetValueOrDefault(keys[i]), Math.Max(0, o.AllocatedBytes));
             }
         }
 
         var finished = new List<ProcessEntry>();
         foreach (var (entry, keys) in processes)
         {
-            var objects = entry.Objects.Select((o, i) => o with { SharedWith = holders[keys[i]].Where(p => p != entry.Pid).ToList() }).ToList();
+            var objects = entry.Objects.Select((o, i) => o with
+            {
+                SharedWith = holders[keys[i]].Where(p => p != entry.Pid).ToList(),
+                HeldBy = heldBy[keys[i]].OrderBy(h => h.Pid).ToList(),
+            }).ToList();
             var done = entry with { Objects = objects };
             if (done.Count > 0 && done.AllocatedBytes >= options.MinKb * 1024)
                 finished.Add(done);
@@ -174,6 +185,7 @@ public static class Scanner
                 b.Size = st.Size;
                 b.Allocated = st.Blocks * 512;
                 b.Fds.Add(fd);
+                b.Shmem ??= kind != ObjectKind.WineSection || Native.IsOnTmpfs(fdPath);
             }
             anyRead = true;
         }
@@ -204,6 +216,7 @@ public static class Scanner
                         b.Size = st.Size;
                         b.Allocated = st.Blocks * 512;
                     }
+                    b.Shmem ??= kind != ObjectKind.WineSection || Native.IsOnTmpfs(mapFile);
                 }
             }
             anyRead = true;
@@ -233,6 +246,7 @@ public static class Scanner
                 AllocatedBytes = x.B.Allocated,
                 Fds = x.B.Fds,
                 MappedBytes = x.B.Mapped,
+                Shmem = x.B.Shmem ?? x.B.Kind != ObjectKind.WineSection,
             }).ToList(),
         };
         return Outcome.Ok;
@@ -253,6 +267,13 @@ public static class Scanner
     {
         deleted = target.EndsWith(DeletedSuffix, StringComparison.Ordinal);
         string path = deleted ? target[..^DeletedSuffix.Length] : target;
+        // First: a Wine cell's TMPDIR may well be under /dev/shm.
+        if (IsWineSection(path))
+        {
+            kind = ObjectKind.WineSection;
+            name = path[(path.LastIndexOf('/') + 1)..];
+            return true;
+        }
         if (path.StartsWith("/memfd:", StringComparison.Ordinal))
         {
             kind = ObjectKind.Memfd;
@@ -281,6 +302,22 @@ public static class Scanner
         name = "";
         return false;
     }
+
+    /// <summary>".../server-DEV-INODE/tmpmap-XXXXXXXX": wineserver's directory for one prefix, keyed by the prefix's device and inode.</summary>
+    private static bool IsWineSection(string path)
+    {
+        int slash = path.LastIndexOf('/');
+        if (slash <= 0 || !IsHexAfter(path.AsSpan(slash + 1), "tmpmap-"))
+            return false;
+        var dir = path.AsSpan(0, slash);
+        var server = dir[(dir.LastIndexOf('/') + 1)..];
+        int dash = server.LastIndexOf('-');
+        return dash > "server-".Length && IsHexAfter(server[..dash], "server-") && IsHex(server[(dash + 1)..]);
+    }
+
+    private static bool IsHexAfter(ReadOnlySpan<char> s, string prefix) => s.StartsWith(prefix, StringComparison.Ordinal) && IsHex(s[prefix.Length..]);
+
+    private static bool IsHex(ReadOnlySpan<char> s) => !s.IsEmpty && !s.ContainsAnyExcept("0123456789abcdefABCDEF");
 
     /// <summary>"start-end perms offset major:minor inode   path" (all numbers but inode in hex).</summary>
     internal static bool TryParseMapsLine(string line, out MapsEntry entry)

@@ -77,12 +77,30 @@ public sealed class DotnetBuild(string targetFramework) : BuildRecipe
     }
 }
 
+/// <summary>.NET published for another runtime identifier, self-contained (e.g. win-x64 for Wine).</summary>
+public sealed class DotnetPublish(string targetFramework, string rid) : BuildRecipe
+{
+    public override string Flavor => $"{rid}-{targetFramework}";
+    public override string ProgramPath(Manifest m, string outDir) =>
+        Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + (rid.StartsWith("win") ? ".exe" : ""));
+
+    public override string? Missing(Manifest m) =>
+        m.Build.DotnetProject is null ? $"{m.File}: field 'build.dotnet' is missing, so there is no .NET build" : null;
+
+    public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
+        tools.Run("dotnet", ["publish", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework, "-r", rid,
+                             "--self-contained", "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false"],
+                  TimeSpan.FromMinutes(10));
+}
+
 /// <summary>A native program: one target of the CMake project in build.cmake.dir.</summary>
-public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnlyList<string>? configureArgs = null) : BuildRecipe
+/// <param name="suffix">".exe" for a Windows target.</param>
+public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnlyList<string>? configureArgs = null, string suffix = "")
+    : BuildRecipe
 {
     public override string Flavor => flavor;
     public override string? Target => target;
-    public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, target);
+    public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, target + suffix);
 
     public override string? Missing(Manifest m) =>
         m.Build.CmakeDir is null ? $"{m.File}: field 'build.cmake' is missing, so there is no native build" : null;

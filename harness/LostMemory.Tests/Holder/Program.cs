@@ -4,6 +4,8 @@
 //   lm-shm-fdonly  shm,   5 MiB, unlinked, filled, unmapped, fd kept                          -> fd only
 //   lm-shm-both    shm,   1 MiB, unlinked, filled, fd and mapping kept                         -> fd + mapped
 // Prints "READY" once everything is in place.
+// "Holder hold PATH COMM" instead opens PATH read-write, keeps the descriptor, and names itself COMM (as
+// /proc/PID/comm shows it): two of them play a Wine program and its wineserver holding one section file.
 using System.Runtime.InteropServices;
 
 namespace Corpus.LostMemory.Holder;
@@ -39,6 +41,11 @@ internal static unsafe partial class Program
     [LibraryImport("libc", EntryPoint = "dup", SetLastError = true)]
     private static partial int Dup(int fd);
 
+    [LibraryImport("libc", EntryPoint = "prctl", SetLastError = true, StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int Prctl(int option, string name, nint a3, nint a4, nint a5);
+
+    private const int PrSetName = 15;
+
     private static int Check(int r, string what) =>
         r >= 0 ? r : throw new InvalidOperationException($"{what} failed: errno {Marshal.GetLastPInvokeError()}");
 
@@ -67,8 +74,10 @@ internal static unsafe partial class Program
         return fd;
     }
 
-    public static int Main()
+    public static int Main(string[] args)
     {
+        if (args is ["hold", var path, var comm])
+            return Hold(path, comm);
         int pid = Environment.ProcessId;
 
         int a = Check(MemfdCreate("lm-fdonly", MfdCloexec), "memfd_create");
@@ -90,6 +99,16 @@ internal static unsafe partial class Program
         Console.In.ReadToEnd(); // until the test closes our stdin (or dies)
         GC.KeepAlive(bMap);
         GC.KeepAlive(dMap);
+        return 0;
+    }
+
+    private static int Hold(string path, string comm)
+    {
+        using var file = new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
+        Check(Prctl(PrSetName, comm, 0, 0, 0), "prctl"); // Main runs on the main thread, whose name is comm
+        Console.Out.WriteLine($"READY fd={file.SafeFileHandle.DangerousGetHandle()}");
+        Console.Out.Flush();
+        Console.In.ReadToEnd();
         return 0;
     }
 }

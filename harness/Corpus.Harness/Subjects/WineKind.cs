@@ -1,0 +1,140 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>
+/// Wine: real Win32 semantics on Linux. Each cell gets a private prefix copied from the template setup built
+/// (.cache/wine/template), a private TMPDIR on a tmpfs (page-file-backed sections become the cell's Shmem), and
+/// its own wineserver inside the run's cgroup (harness/wine/run.sh and cell.sh; docs/wine.md).
+/// </summary>
+public abstract class WineKindBase : ISubjectKind
+{
+    public abstract string Name { get; }
+    public abstract IReadOnlyList<string> BuiltIns { get; }
+    public abstract IReadOnlyList<string> UserPrefixes { get; }
+    public virtual string UserPathMeaning => "a wine executable, with wineserver beside it";
+    public abstract bool RunsNativePrograms { get; }
+
+    /// <summary>The Windows version the prefix says: win7 (Wine's default) or win10.</summary>
+    protected virtual string Windows(Subject s) => s.Name.EndsWith("-win10") ? "win10" : "win7";
+
+    protected virtual bool NeedsDisplay => false;
+
+    public Subject Resolve(string spec, string? userPath, string root)
+    {
+        var wine = userPath ?? SubjectKinds.Which("wine") ?? "/usr/bin/wine";
+        Subject Unusable(string why) => new(spec, this, wine, null, why);
+        if (!File.Exists(wine))
+            return Unusable(userPath is null ? "wine is not installed (make setup installs it)" : $"{wine}: no such file");
+        if (userPath is not null && !File.Exists(Path.Combine(Path.GetDirectoryName(wine)!, "wineserver")))
+            return Unusable($"{wine}: no wineserver beside it");
+        var template = Path.Combine(root, ".cache", "wine", "template", ".corpus", "version");
+        if (!File.Exists(template)) return Unusable($"no Wine template prefix at {Path.GetDirectoryName(Path.GetDirectoryName(template))} (make setup builds it)");
+        ToolResult r;
+        try { r = ToolRunner.Instance.Run(wine, ["--version"], TimeSpan.FromSeconds(20)); }
+        catch (System.ComponentModel.Win32Exception e) { return Unusable($"{wine}: not an executable Wine ({e.Message})"); }
+        var version = r.Stdout.Trim();
+        if (r.ExitCode != 0 || !version.StartsWith("wine-")) return Unusable($"{wine}: not an executable Wine ('--version' printed '{version}')");
+        return new(spec, this, wine, version, null);
+    }
+
+    public abstract BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
+
+    public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options)
+    {
+        var env = new Dictionary<string, string>(options.Env)
+        {
+            ["WINE"] = s.Path,
+            ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(s.Path)!, "wineserver"),
+        };
+        var cell = options.Env.TryGetValue(WineIsolation.CellVariable, out var c) ? c
+            : throw new InvalidOperationException("a wine run needs its cell's isolation");
+        var root = options.Env[WineIsolation.RootVariable];
+        return new Launch("bash", [Path.Combine(root, "harness", "wine", "run.sh"), cell, Windows(s), NeedsDisplay ? "1" : "0", "--",
+                                   program, .. args], env);
+    }
+
+    public CellIsolation Isolate(Subject s, string cellDir) => new WineIsolation(cellDir, Windows(s));
+
+    /// <summary>winedbg snapshots are not wired yet: said, not silent.</summary>
+    public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new UnavailableBackend("winedbg",
+        RunsNativePrograms ? "winedbg --minidump snapshots of a wine cell are not wired into the harness yet"
+                           : "winedbg snapshots are not wired yet, and managed stacks of a Windows .NET process cannot be read on Linux (the DAC does not cross that way)");
+
+    public string CrashExecutable(Subject s, string program) => program;
+
+    public string Describe(Subject s) => $"{s.Version} at {s.Path}, {Windows(s)} prefix";
+}
+
+/// <summary>Native Win32 programs, cross-built with mingw-w64 from the case's CMake target.</summary>
+public sealed class WineKind : WineKindBase
+{
+    public override string Name => "wine";
+    public override IReadOnlyList<string> BuiltIns => ["wine", "wine-win10"];
+    public override IReadOnlyList<string> UserPrefixes => ["wine"];
+    public override bool RunsNativePrograms => true;
+
+    public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
+        cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
+        : new CmakeBuild(target, "wine-cmake", [$"-DCMAKE_TOOLCHAIN_FILE={Path.Combine(m.Dir, "..", "..", "harness", "wine", "mingw-w64-posix.cmake")}",
+                                                $"-DCMAKE_PREFIX_PATH={Path.Combine(m.Dir, "..", "..", ".cache", "wine", "googletest")}"], ".exe");
+}
+
+/// <summary>The repro's C# program published for win-x64, self-contained (.NET for Windows), run under Wine.</summary>
+public sealed class WineDotnetKind : WineKindBase
+{
+    public override string Name => "wine-dotnet";
+    public override IReadOnlyList<string> BuiltIns => ["wine-net10", "wine-net8"];
+    public override IReadOnlyList<string> UserPrefixes => [];
+    public override string UserPathMeaning => "";
+    public override bool RunsNativePrograms => false;
+
+    public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
+        new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
+}
+
+/// <summary>A private prefix, tmpfs TMPDIR and wineserver per run, in a folder of the cell; taken down at the end.</summary>
+public sealed class WineIsolation(string cellDir, string windows) : CellIsolation
+{
+    public const string CellVariable = "CORPUS_WINE_CELL", RootVariable = "CORPUS_ROOT";
+    private readonly string _dir = Path.Combine(cellDir, "wine");
+    private readonly string _root = FindRoot(cellDir);
+
+    public override IReadOnlyDictionary<string, string> Env =>
+        new Dictionary<string, string> { [CellVariable] = _dir, [RootVariable] = _root };
+
+    /// <summary>What the last run's Wine and Windows said of themselves (harness/wine/cell.sh writes it).</summary>
+    public override string? Describe
+    {
+        get
+        {
+            var file = Path.Combine(_dir, "runtime");
+            var said = File.Exists(file) ? string.Join(", ", File.ReadAllLines(file).Where(l => l.Length > 0)) : "no run yet";
+            return $"private {windows} prefix, tmpfs TMPDIR and wineserver per run ({said})";
+        }
+    }
+
+    private static string FindRoot(string dir)
+    {
+        for (var d = new DirectoryInfo(dir); d is not null; d = d.Parent)
+            if (File.Exists(Path.Combine(d.FullName, "harness", "wine", "cell.sh"))) return d.FullName;
+        throw new InvalidOperationException($"no corpus checkout above {dir}");
+    }
+
+    public override void Dispose()
+    {
+        if (Directory.Exists(_dir))
+            ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", _dir], TimeSpan.FromMinutes(1));
+        base.Dispose();
+    }
+}
+
+/// <summary>A capture that cannot run for this subject; the reason reaches the capture errors.</summary>
+public sealed class UnavailableBackend(string name, string why) : ICaptureBackend
+{
+    public string Name => name;
+    public string? Unavailable => why;
+    public Task<CaptureRecord> SnapshotAsync(Containment.ContainedProcess target, string dir, int index, CancellationToken cancel) =>
+        throw new InvalidOperationException(why);
+}

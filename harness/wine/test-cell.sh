@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Checks the per-cell Wine isolation (cell.sh) for real: two cells at once never share a prefix, server or display;
+# each reports the Windows version it was asked for; writes in a cell's prefix never reach the template; down ends every process of its cell (a program left running
+# included) and leaves no mount, prefix or Xvfb, without touching the other cell or the template. Run by make unit.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+template=${CORPUS_WINE_TEMPLATE:-$root/.cache/wine/template}
+base=$(mktemp -d "$root/.cache/wine/test-cell.XXXXXX")
+a=$base/a b=$base/b
+trap '"$here/cell.sh" down "$a" >/dev/null 2>&1; "$here/cell.sh" down "$b" >/dev/null 2>&1; rm -rf "$base"' EXIT
+failures=0
+check() {  # description, then a command that must succeed
+  local what=$1; shift
+  if "$@"; then echo "ok   $what"; else echo "FAIL $what"; failures=$((failures + 1)); fi
+}
+cell_pids() { grep -lzxF "WINEPREFIX=$1/prefix" /proc/[0-9]*/environ 2>/dev/null | cut -d/ -f3; }
+alive() { [[ $(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) =~ ^[^Z]$ ]]; }
+run_in() {  # cell, command...: run under Wine with the cell's environment
+  local cell=$1; shift
+  local e=(); while IFS= read -r l; do e+=("$l"); done < "$cell/env"
+  env "${e[@]}" "$@"
+}
+reg_sums() { md5sum "$template"/*.reg "$template"/.corpus/*/*.reg "$template/drive_c/windows/win.ini"; }
+
+sums_before=$(reg_sums)
+"$here/cell.sh" up "$a" --windows win7 >/dev/null & up_a=$!
+"$here/cell.sh" up "$b" --windows win10 --display >/dev/null & up_b=$!
+check "cell a comes up" wait $up_a
+check "cell b comes up (with a display)" wait $up_b
+
+check "a reports Windows 7" grep -qx 'windows=Microsoft Windows 6.1.7601' "$a/runtime"
+check "b reports Windows 10" grep -qx 'windows=Microsoft Windows 10.0.18362' "$b/runtime"
+check "the cells have their own server directories" test "$(cat "$a/prefix/wineserver")" != "$(cat "$b/prefix/wineserver")"
+check "a's server directory is in a's TMPDIR" test -d "$a/tmp/$(cat "$a/prefix/wineserver")"
+servers() { local p; for p in $(cell_pids "$1"); do [[ $(cat "/proc/$p/comm" 2>/dev/null) == wineserver* ]] && echo "$p"; done; }
+check "one wineserver per cell" test "$(servers "$a" | wc -l):$(servers "$b" | wc -l)" == 1:1
+check "only b has a display" bash -c "! grep -q ^DISPLAY= '$a/env' && grep -q '^DISPLAY=:[0-9]' '$b/env'"
+xvfb=$(cat "$b/xvfb.pid")
+check "b's Xvfb runs" alive "$xvfb"
+
+# Writes in a's prefix, in place, as a program would: the template must not see them.
+run_in "$a" wine cmd /c 'echo [corpus-test] >> C:\windows\win.ini' </dev/null >/dev/null 2>&1
+run_in "$a" wine reg add 'HKCU\Software\CorpusTest' /v x /d y /f </dev/null >/dev/null 2>&1
+check "a's win.ini took the write" grep -q corpus-test "$a/prefix/drive_c/windows/win.ini"
+
+# A program left running in a, as a hung or forgotten child would be.
+run_in "$a" wine ping -n 60 127.0.0.1 </dev/null >/dev/null 2>&1 &
+sleep 1
+a_pids=$(cell_pids "$a")
+check "a has its program and Wine's services" test "$(echo "$a_pids" | wc -w)" -ge 4
+"$here/cell.sh" down "$a"
+left=0; for p in $a_pids; do alive "$p" && left=$((left + 1)); done
+check "down a ended every process of a" test "$left" == 0
+check "down a unmounted a's tmpfs" bash -c "! mountpoint -q '$a/tmp'"
+check "down a removed a's prefix" test ! -e "$a/prefix"
+b_works() { run_in "$b" wine cmd /c exit </dev/null >/dev/null 2>&1; }
+check "b still works after a's down" b_works
+"$here/cell.sh" down "$b"
+check "down b ended b's Xvfb" bash -c "! [[ \$(awk '{ print \$3 }' /proc/$xvfb/stat 2>/dev/null) =~ ^[^Z]\$ ]]"
+check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do alive "$p" && echo "$p"; done)"
+check "down is safe twice" "$here/cell.sh" down "$b"
+check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
+((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
