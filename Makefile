@@ -19,6 +19,16 @@ SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
          $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
 
+# A misspelt variable (CAS=win32) would silently widen the run, so `make run` takes only its own. GNU make exits 2
+# whenever the corpus exits non-zero; the corpus's own code (1: a cell differs, 2: bad input) is in make's "Error N".
+RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS
+ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
+  given_vars := $(foreach d,$(MAKEOVERRIDES),$(if $(findstring =,$d),$(firstword $(subst +, ,$(subst :, ,$(subst =, ,$d))))))
+  ifneq ($(filter-out $(RUN_VARS),$(given_vars)),)
+    $(error unknown variable $(filter-out $(RUN_VARS),$(given_vars)) for make run; it takes $(RUN_VARS))
+  endif
+endif
+
 .PHONY: setup run test unit gate validate clean lost-memory new-repro stress
 setup:
 	@ci/setup.sh

@@ -22,7 +22,8 @@ public static class Program
           subjects  list built-in subjects and whether they are usable here
           clean     kill and remove what a killed run left behind
           --root DIR  the corpus checkout (default: found upward from the current folder)
-        exit: 0 all outcomes as expected; 1 some differ; 2 bad input (manifest, expected, arguments)
+        exit: 0 every cell as expected (a cell with no expectation: reproduced or clean); 1 some differ;
+              2 bad input (manifest, expected, arguments, an unusable subject)
         """;
 
     public static async Task<int> Main(string[] argv)
@@ -42,11 +43,16 @@ public static class Program
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
+        catch (InputErrorException e)
+        {
+            Console.Error.WriteLine($"corpus: {e.Message}");
+            return RunExit.InputError;
+        }
         catch (ArgumentException e)
         {
             Console.Error.WriteLine($"corpus: {e.Message}");
             Console.Error.WriteLine(Usage);
-            return 2;
+            return RunExit.InputError;
         }
     }
 
@@ -92,32 +98,19 @@ public static class Program
     {
         MemoryCgroup.CleanStale();
         ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
+        // Validation first: a broken repro is reported and skipped, the others run.
         var catalog = Catalog.Load(root);
-        var errors = catalog.Errors.ToList();
-        var repros = args.List("repro");
-        var unknown = repros.Where(r => catalog.Entries.All(e => e.Manifest.Id != r)
-                                        && catalog.Errors.All(err => !err.Contains($"repros/{r}/"))).ToList();
-        if (unknown.Count > 0) throw new ArgumentException($"no repro named {string.Join(", ", unknown)}");
-        var subjectArg = args.List("subject");
+        int? forceRuns = args.Get("runs") is { } r
+            ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
+            : null;
         var subjectCache = new Dictionary<string, Subject>();
-        Subject SubjectFor(string spec) =>
-            subjectCache.TryGetValue(spec, out var s) ? s : subjectCache[spec] = Subject.Resolve(spec, root);
-        foreach (var s in subjectArg) SubjectFor(s);   // bad subject specs fail before anything runs
-
-        var plan = new List<(Entry Entry, CaseSpec Case, string Variant, Subject Subject)>();
-        foreach (var entry in catalog.Entries.Where(e => repros.Count == 0 || repros.Contains(e.Manifest.Id)))
-        {
-            var m = entry.Manifest;
-            foreach (var cs in m.Cases)
-            {
-                if (args.List("case") is { Count: > 0 } cases && !cases.Contains(cs.Id)) continue;
-                if (args.List("exclude-tag").Intersect(cs.Tags).Any()) continue;
-                foreach (var v in m.Variants.Where(v => args.List("variant") is not { Count: > 0 } vs || vs.Contains(v)))
-                    foreach (var s in subjectArg.Count > 0 ? subjectArg : cs.Subjects)
-                        plan.Add((entry, cs, v, SubjectFor(s)));
-            }
-        }
-        if (plan.Count == 0 && errors.Count == 0) throw new ArgumentException("the selection matches no cell");
+        var selection = Selection.Build(catalog,
+            new Filter(args.List("repro"), args.List("case"), args.List("variant"), args.List("subject"), args.List("exclude-tag")),
+            spec => subjectCache.TryGetValue(spec, out var s) ? s : subjectCache[spec] = ResolveSubject(spec, root));
+        var plan = selection.Cells;
+        var errors = selection.Errors;
+        if (selection.OtherErrors > 0)
+            Console.Error.WriteLine($"note: {selection.OtherErrors} input errors in repros not selected; see corpus validate");
 
         var runId = args.Get("run-id") ?? DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         var artifacts = Path.Combine(root, "artifacts");
@@ -126,16 +119,12 @@ public static class Program
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
-        int? forceRuns = args.Get("runs") is { } r
-            ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
-            : null;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
                                     new Builder(root, tools), tools);
         var cells = new List<CellResult>();
         for (var i = 0; i < plan.Count; i++)
         {
-            var (entry, cs, v, s) = plan[i];
-            var expected = entry.Expected.FirstOrDefault(e => e.Key == new CellKey(entry.Manifest.Id, cs.Id, v, s.Name));
+            var (entry, cs, v, s, expected) = plan[i];
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");
             var cell = await runner.RunAsync(entry.Manifest, cs, v, s, expected);
             Progress($"cell {i + 1}/{plan.Count}: {cell.Outcome.Name()} (expected {expected?.Outcome.Name() ?? "—"}) in {cell.Seconds:0.0} s: {cell.Detail}");
@@ -152,11 +141,29 @@ public static class Program
         Console.WriteLine(ConsoleTable.Render(cells));
         foreach (var e in errors) Console.WriteLine($"INPUT ERROR {e}");
         var differ = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
+        var failed = cells.Count(RunExit.Fails);
         Console.WriteLine();
-        Console.WriteLine($"{cells.Count} cells, {differ} differ from expected/, {errors.Count} input errors, {seconds:0} s. "
+        Console.WriteLine($"{cells.Count} cells, {differ} differ from expected/, "
+                          + (failed > differ ? $"{failed - differ} with no expectation ended neither reproduced nor clean, " : "")
+                          + $"{errors.Count} input errors, {seconds:0} s. "
                           + $"Report: {Path.GetRelativePath(root, Path.Combine(runDir, "report.md"))}");
-        Console.WriteLine($"gate: {cells.Count - differ} passed, {differ} failed");
-        return errors.Count > 0 ? 2 : differ > 0 ? 1 : 0;
+        Console.WriteLine($"gate: {cells.Count - failed} passed, {failed} failed{(errors.Count > 0 ? $", {errors.Count} input errors" : "")}");
+        return RunExit.Code(cells, errors.Count);
+    }
+
+    /// <summary>
+    /// A user's subject (kind:PATH) that cannot run is an input error, so a patch-validation job with a mistyped
+    /// path fails instead of reporting unsupported cells. Built-ins stay: an absent one is an unsupported cell.
+    /// </summary>
+    private static Subject ResolveSubject(string spec, string root)
+    {
+        var colon = spec.IndexOf(':');
+        if (colon > 0 && spec[(colon + 1)..].Trim().Length == 0)
+            throw new InputErrorException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
+        var subject = Subject.Resolve(spec, root);
+        if (colon > 0 && subject.Unavailable is { } why)
+            throw new InputErrorException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
+        return subject;
     }
 }
 
@@ -164,6 +171,14 @@ public static class Program
 internal sealed class Args
 {
     private static readonly string[] Flags = ["keep"];
+    /// <summary>The options each command takes; anything else is an error, so a typo never widens a run.</summary>
+    private static readonly Dictionary<string, string[]> Options = new()
+    {
+        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id"],
+        ["validate"] = ["root"],
+        ["subjects"] = ["root"],
+        ["clean"] = ["root"],
+    };
     private readonly Dictionary<string, List<string>> _values = [];
     public string Command { get; private set; } = "";
 
@@ -180,14 +195,35 @@ internal sealed class Args
                 continue;
             }
             var name = arg[2..];
-            var value = Flags.Contains(name) ? "true"
-                : i + 1 < argv.Length ? argv[++i] : throw new ArgumentException($"{arg} needs a value");
+            string? inline = null;
+            if (name.IndexOf('=') is var eq and > 0) (name, inline) = (name[..eq], name[(eq + 1)..]);
+            var value = Flags.Contains(name) ? inline ?? "true"
+                : inline ?? (i + 1 < argv.Length && !argv[i + 1].StartsWith("--") ? argv[++i]
+                             : throw new ArgumentException($"--{name} needs a value"));
             if (!a._values.TryGetValue(name, out var list)) a._values[name] = list = [];
             // An empty value (e.g. SUBJECT= from make) means "not given".
             list.AddRange(value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
         }
         if (a.Command.Length == 0) throw new ArgumentException("no command given");
+        if (!Options.TryGetValue(a.Command, out var known)) throw new ArgumentException($"unknown command '{a.Command}'");
+        foreach (var name in a._values.Keys.Where(n => !known.Contains(n)))
+            throw new ArgumentException($"unknown option '--{name}' for {a.Command}"
+                                        + (Closest(name, known) is { } c ? $" (did you mean --{c}?)" : $" (options: --{string.Join(", --", known)})"));
         return a;
+    }
+
+    private static string? Closest(string name, IEnumerable<string> known) =>
+        known.Select(k => (k, d: Distance(name, k))).Where(x => x.d <= 2).OrderBy(x => x.d).Select(x => x.k).FirstOrDefault();
+
+    private static int Distance(string a, string b)
+    {
+        var d = new int[a.Length + 1, b.Length + 1];
+        for (var i = 0; i <= a.Length; i++) d[i, 0] = i;
+        for (var j = 0; j <= b.Length; j++) d[0, j] = j;
+        for (var i = 1; i <= a.Length; i++)
+            for (var j = 1; j <= b.Length; j++)
+                d[i, j] = Math.Min(Math.Min(d[i - 1, j] + 1, d[i, j - 1] + 1), d[i - 1, j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1));
+        return d[a.Length, b.Length];
     }
 
     public bool Has(string name) => _values.ContainsKey(name);

@@ -14,7 +14,7 @@ public sealed class InputException(string file, string field, string problem)
 /// <summary>
 /// Typed, path-tracking access to a JSON object so every error can say which file and field is wrong.
 /// </summary>
-public sealed class Fields
+public sealed partial class Fields
 {
     private readonly JsonElement _element;
     public string File { get; }
@@ -44,7 +44,7 @@ public sealed class Fields
         catch (JsonException e)
         {
             throw new InputException(file, "(syntax)",
-                $"not valid JSON at line {e.LineNumber + 1}, byte {e.BytePositionInLine + 1}: {e.Message.Split(" Path:")[0]}");
+                $"not valid JSON at line {e.LineNumber + 1}, byte {e.BytePositionInLine + 1}: {e.Message.Split(" Path:")[0].Split(" LineNumber:")[0]}");
         }
         var root = new Fields(file, "", doc.RootElement);
         root.ExpectKind(JsonValueKind.Object, "an object");
@@ -110,22 +110,80 @@ public sealed class Fields
 
     public double Number(string name) => NumberOr(name, null, required: true)!.Value;
 
-    public double? NumberOr(string name, double? fallback, bool required = false)
+    /// <summary>A number in [min, max], or (min, max] with <paramref name="above"/>; the fallback is not checked.</summary>
+    public double? NumberOr(string name, double? fallback, bool required = false,
+                            double min = double.MinValue, double max = double.MaxValue, bool above = false)
     {
         var v = Get(name, required, out var found);
         if (!found) return fallback;
         if (v.ValueKind != JsonValueKind.Number) throw Error($"expected a number, found {Describe(v)}", name);
-        return v.GetDouble();
+        var d = v.GetDouble();
+        if (d < min || (above && d <= min) || d > max)
+            throw Error($"must be {RangeText(min, max, above)}, found {v.GetRawText()}", name);
+        return d;
     }
 
-    public int? IntOr(string name, int? fallback, bool required = false, int min = int.MinValue)
+    public int? IntOr(string name, int? fallback, bool required = false, int min = int.MinValue, int max = int.MaxValue)
     {
         var v = Get(name, required, out var found);
         if (!found) return fallback;
         if (v.ValueKind != JsonValueKind.Number || !v.TryGetInt32(out var i))
             throw Error($"expected an integer, found {Describe(v)}", name);
-        if (i < min) throw Error($"must be at least {min}, found {i}", name);
+        if (i < min || i > max) throw Error($"must be {RangeText(min, max, false)}, found {i}", name);
         return i;
+    }
+
+    private static string RangeText(double min, double max, bool above) =>
+        max is double.MaxValue or int.MaxValue ? (above ? $"greater than {min}" : $"at least {min}")
+        : min is double.MinValue or int.MinValue ? $"at most {max}"
+        : above ? $"greater than {min} and at most {max}" : $"between {min} and {max}";
+
+    /// <summary>Names of cases, variants and tags end up in paths, make variables and comma lists.</summary>
+    public static bool IsName(string s) => s.Length <= 64 && NamePattern().IsMatch(s);
+
+    public const string NameRule = "use letters, digits, '.', '_' and '-', starting with a letter or digit, at most 64 characters";
+
+    [System.Text.RegularExpressions.GeneratedRegex("^[A-Za-z0-9][A-Za-z0-9._-]*$")]
+    private static partial System.Text.RegularExpressions.Regex NamePattern();
+
+    public string Name(string name, string? fallback = null, bool required = true)
+    {
+        var s = StringOr(name, fallback, required);
+        if (s is not null && s != fallback && !IsName(s)) throw Error($"'{s}' is not a usable name: {NameRule}", name);
+        return s!;
+    }
+
+    /// <summary>A list of distinct names, each checked by <see cref="IsName"/>; errors name the element.</summary>
+    public IReadOnlyList<string> NameList(string name, bool required = true, bool nonEmpty = true)
+    {
+        var list = Strings(name, required, nonEmpty);
+        for (var i = 0; i < list.Count; i++)
+        {
+            if (!IsName(list[i])) throw Error($"'{list[i]}' is not a usable name: {NameRule}", $"{name}[{i}]");
+            if (list.Take(i).Contains(list[i])) throw Error($"'{list[i]}' is listed twice", $"{name}[{i}]");
+        }
+        return list;
+    }
+
+    /// <summary>Regexes are compiled here, so a bad one is an input error and not a run-time exception.</summary>
+    public string? RegexOr(string name, bool required = false)
+    {
+        var s = StringOr(name, null, required);
+        if (s is not null) CheckRegex(s, name);
+        return s;
+    }
+
+    public IReadOnlyList<string> RegexList(string name, bool required = true, bool nonEmpty = true)
+    {
+        var list = Strings(name, required, nonEmpty);
+        for (var i = 0; i < list.Count; i++) CheckRegex(list[i], $"{name}[{i}]");
+        return list;
+    }
+
+    private void CheckRegex(string pattern, string name)
+    {
+        try { _ = new System.Text.RegularExpressions.Regex(pattern, System.Text.RegularExpressions.RegexOptions.Multiline); }
+        catch (ArgumentException e) { throw Error($"'{pattern}' is not a valid regular expression: {e.Message}", name); }
     }
 
     public bool BoolOr(string name, bool fallback)

@@ -25,10 +25,13 @@ public static class ExpectedFile
         {
             c.AllowOnly("case", "variant", "subject", "outcome", "reason", "reference");
             var key = new CellKey(repro, c.String("case"), c.String("variant"), c.String("subject"));
-            if (manifest.Cases.All(x => x.Id != key.Case))
-                throw c.Error($"'{key.Case}' is not a case of {manifest.File}", "case");
+            // An entry for a cell that does not exist would be silently ignored: it is a typo or a stale entry.
+            var cs = manifest.Cases.FirstOrDefault(x => x.Id == key.Case)
+                     ?? throw c.Error($"'{key.Case}' is not a case of {repro} (cases: {string.Join(", ", manifest.Cases.Select(x => x.Id))})", "case");
             if (!manifest.Variants.Contains(key.Variant))
-                throw c.Error($"'{key.Variant}' is not a variant of {manifest.File}", "variant");
+                throw c.Error($"'{key.Variant}' is not a variant of {repro} (variants: {string.Join(", ", manifest.Variants)})", "variant");
+            if (!cs.Subjects.Contains(key.Subject))
+                throw c.Error($"'{key.Subject}' is not a subject of case {cs.Id} (subjects: {string.Join(", ", cs.Subjects)})", "subject");
             if (list.Any(e => e.Key == key)) throw c.Error($"duplicate entry for {key}");
             list.Add(new Expectation(key, c.Enum("outcome", Outcomes.ByName), c.String("reason"),
                                      c.StringOr("reference", null)));

@@ -24,15 +24,16 @@ public sealed record Budget(int TimeoutSec, int MemoryMB)
     {
         if (f is null) return fallback;
         f.AllowOnly("timeoutSec", "memoryMB");
-        return new Budget(f.IntOr("timeoutSec", fallback.TimeoutSec, min: 1)!.Value,
-                          f.IntOr("memoryMB", fallback.MemoryMB, min: 16)!.Value);
+        return new Budget(f.IntOr("timeoutSec", fallback.TimeoutSec, min: 1, max: 86400)!.Value,
+                          f.IntOr("memoryMB", fallback.MemoryMB, min: 16, max: 1 << 20)!.Value);
     }
 }
 
 /// <summary>How to build the repro for each kind of subject.</summary>
-public sealed record BuildSpec(string? DotnetProject, string? Assembly, IReadOnlyList<string> MonoSources, string? CmakeDir)
+public sealed partial record BuildSpec(string? DotnetProject, string? Assembly, IReadOnlyList<string> MonoSources, string? CmakeDir)
 {
-    public static BuildSpec Read(Fields f)
+    /// <summary>Reads the build and checks that every path, glob and name in it resolves in the repro's folder.</summary>
+    public static BuildSpec Read(Fields f, string dir, string id)
     {
         f.AllowOnly("dotnet", "mono", "cmake");
         var dotnet = f.ObjectOr("dotnet");
@@ -42,9 +43,65 @@ public sealed record BuildSpec(string? DotnetProject, string? Assembly, IReadOnl
         var cmake = f.ObjectOr("cmake");
         cmake?.AllowOnly("dir");
         if (dotnet is null && mono is null && cmake is null) throw f.Error("needs at least one of 'dotnet', 'mono' or 'cmake'");
-        return new BuildSpec(dotnet?.String("project"), dotnet?.String("assembly") ?? null,
-                             mono?.Strings("sources") ?? [], cmake?.String("dir"));
+        var here = $"repros/{Path.GetFileName(dir)}/";
+        var project = dotnet?.String("project");
+        var assembly = dotnet?.StringOr("assembly", null);
+        if (dotnet is not null && project is not null)
+        {
+            var file = Path.Combine(dir, project);
+            if (!File.Exists(file)) throw dotnet.Error($"'{project}' is not a file in {here}", "project");
+            // The runner runs <assembly or id>.dll from the build output, so it must be the name the project builds.
+            var (builds, why) = ProjectAssemblyName(file, dotnet);
+            if (builds is not null && builds != (assembly ?? id))
+                throw dotnet.Error(assembly is null
+                    ? $"missing: the runner then looks for '{id}.dll', but {project} builds '{builds}' ({why}); set it to '{builds}'"
+                    : $"'{assembly}' is not the assembly {project} builds: it builds '{builds}' ({why})", "assembly");
+        }
+        var sources = mono?.Strings("sources") ?? [];
+        for (var i = 0; i < sources.Count; i++)
+            if (ExpandSource(dir, sources[i]).Count == 0)
+                throw mono!.Error($"'{sources[i]}' matches no file in {here}", $"sources[{i}]");
+        var cmakeDir = cmake?.String("dir");
+        if (cmakeDir is not null && !File.Exists(Path.Combine(dir, cmakeDir, "CMakeLists.txt")))
+            throw cmake!.Error($"'{cmakeDir}' holds no CMakeLists.txt in {here}", "dir");
+        return new BuildSpec(project, assembly, sources, cmakeDir);
     }
+
+    /// <summary>The files a sources glob names, expanded as the Builder does: a folder, then a file pattern.</summary>
+    public static IReadOnlyList<string> ExpandSource(string dir, string pattern)
+    {
+        var folder = Path.GetFullPath(Path.Combine(dir, Path.GetDirectoryName(pattern) ?? ""));
+        return Directory.Exists(folder) ? Directory.GetFiles(folder, Path.GetFileName(pattern)) : [];
+    }
+
+    /// <summary>The project's &lt;AssemblyName&gt;, or its file name; null when a condition or property makes it unknowable here.</summary>
+    private static (string? Name, string Why) ProjectAssemblyName(string file, Fields f)
+    {
+        System.Xml.Linq.XDocument doc;
+        try { doc = System.Xml.Linq.XDocument.Load(file); }
+        catch (System.Xml.XmlException e) { throw f.Error($"not a readable project file: {e.Message}", "project"); }
+        var projectName = Path.GetFileNameWithoutExtension(file);
+        var names = doc.Descendants().Where(e => e.Name.LocalName == "AssemblyName").ToList();
+        if (names.Count == 0) return (projectName, "the project file's name; it sets no <AssemblyName>");
+        var last = names[^1];
+        if (last.Attribute("Condition") is not null || last.Parent?.Attribute("Condition") is not null) return (null, "");
+        var value = last.Value.Trim().Replace("$(MSBuildProjectName)", projectName);
+        return value.Contains("$(") ? (null, "") : (value, "its <AssemblyName>");
+    }
+
+    /// <summary>Targets of add_executable() in the CMake project, for "cmake:TARGET" programs.</summary>
+    public static IReadOnlyList<string> CmakeTargets(string dir)
+    {
+        var targets = new List<string>();
+        foreach (var file in Directory.GetFiles(dir, "CMakeLists.txt", SearchOption.AllDirectories).Order(StringComparer.Ordinal))
+            foreach (var line in File.ReadLines(file))
+                foreach (System.Text.RegularExpressions.Match m in AddExecutable().Matches(line.Split('#')[0]))
+                    targets.Add(m.Groups[1].Value);
+        return targets;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"add_executable\s*\(\s*([^\s)]+)")]
+    private static partial System.Text.RegularExpressions.Regex AddExecutable();
 }
 
 /// <summary>What a clean or a reproducing process looks like: exit status and output patterns.</summary>
@@ -60,8 +117,8 @@ public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, d
     {
         f.AllowOnly("exit", "output", "maxSeconds");
         return new ProcessPattern(f.Enum("exit", ExitForms, "any", required: false),
-                                  f.Strings("output", required: false, nonEmpty: false),
-                                  f.NumberOr("maxSeconds", null));
+                                  f.RegexList("output", required: false, nonEmpty: false),
+                                  f.NumberOr("maxSeconds", null, min: 0, above: true, max: 86400));
     }
 
     public static readonly ProcessPattern DefaultClean = new("zero", ["REPRO-DONE"], null);
@@ -73,9 +130,12 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
     public static ComplexitySpec Read(Fields f)
     {
         f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec");
-        var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"), f.Number("reproducedMin"),
-                                      f.Number("cleanMax"), f.NumberOr("minR2", 0.9)!.Value,
-                                      f.NumberOr("repeatUnderSec", 1.0)!.Value);
+        // Exponents of a power law: above 0 (time grows with n) and at most 10. repeatUnderSec 0: each size runs once.
+        var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"),
+                                      f.NumberOr("reproducedMin", null, required: true, min: 0, above: true, max: 10)!.Value,
+                                      f.NumberOr("cleanMax", null, required: true, min: 0, above: true, max: 10)!.Value,
+                                      f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
+                                      f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value);
         if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
         if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
         if (spec.CleanMax >= spec.ReproducedMin)
@@ -95,8 +155,9 @@ public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSe
         f.AllowOnly("epsilon", "maxRuns", "budgetSec", "parallel");
         var eps = f.NumberOr("epsilon", 0.01)!.Value;
         if (eps is <= 0 or >= 1) throw f.Error($"must be between 0 and 1, found {eps}", "epsilon");
-        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1)!.Value, f.NumberOr("budgetSec", 120)!.Value,
-                                      f.IntOr("parallel", 1, min: 1)!.Value);
+        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1, max: 1_000_000)!.Value,
+                                      f.NumberOr("budgetSec", 120, min: 0, above: true, max: 86400)!.Value,
+                                      f.IntOr("parallel", 1, min: 1, max: 64)!.Value);
         if (spec.MaxRuns < spec.RunsForClean)
             throw f.Error($"{spec.MaxRuns} runs can never show p < {eps} at 95%; at least {spec.RunsForClean} are needed", "maxRuns");
         return spec;
@@ -110,7 +171,7 @@ public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
     {
         f.AllowOnly("exit", "output", "reason");
         return new UnsupportedSpec(new ProcessPattern(f.Enum("exit", ProcessPattern.ExitForms, "any", required: false),
-                                                      f.Strings("output"), null), f.String("reason"));
+                                                      f.RegexList("output"), null), f.String("reason"));
     }
 }
 
@@ -125,11 +186,13 @@ public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, 
     public static ShmemSpec Read(Fields f)
     {
         f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
-        var leak = f.NumberOr("leakBytes", null, required: true)!.Value;
-        if (leak <= 0) throw f.Error("must be positive", "leakBytes");
-        return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10)!.Value,
-                             f.NumberOr("maxRssFraction", 0.10)!.Value, f.NumberOr("returnToleranceMB", 16)!.Value,
-                             f.NumberOr("settleSec", 0.5)!.Value);
+        var leak = f.NumberOr("leakBytes", null, required: true, min: 0, above: true, max: 1L << 40)!.Value;
+        if (leak != Math.Floor(leak)) throw f.Error($"expected a whole number of bytes, found {leak}", "leakBytes");
+        // Fractions of the leak: 0 would demand an exact byte count, above 1 accepts anything.
+        return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10, min: 0, above: true, max: 1)!.Value,
+                             f.NumberOr("maxRssFraction", 0.10, min: 0, above: true, max: 1)!.Value,
+                             f.NumberOr("returnToleranceMB", 16, min: 0, above: true, max: 65536)!.Value,
+                             f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value);
     }
 }
 
@@ -142,13 +205,7 @@ public sealed record DoubleFreeSpec(IReadOnlyList<string> CrashingFrames, IReadO
     public static DoubleFreeSpec Read(Fields f)
     {
         f.AllowOnly("crashingFrames", "otherFrames");
-        var spec = new DoubleFreeSpec(f.Strings("crashingFrames"), f.Strings("otherFrames"));
-        foreach (var pattern in spec.CrashingFrames.Concat(spec.OtherFrames))
-        {
-            try { _ = new System.Text.RegularExpressions.Regex(pattern); }
-            catch (ArgumentException e) { throw f.Error($"'{pattern}' is not a valid regular expression: {e.Message}"); }
-        }
-        return spec;
+        return new DoubleFreeSpec(f.RegexList("crashingFrames"), f.RegexList("otherFrames"));
     }
 }
 
@@ -177,10 +234,7 @@ public sealed record StacksSpec(string Frame)
     public static StacksSpec Read(Fields f)
     {
         f.AllowOnly("frame");
-        var frame = f.String("frame");
-        try { _ = new System.Text.RegularExpressions.Regex(frame); }
-        catch (ArgumentException e) { throw f.Error($"not a valid regular expression: {e.Message}", "frame"); }
-        return new StacksSpec(frame);
+        return new StacksSpec(f.RegexOr("frame", required: true)!);
     }
 }
 
@@ -201,11 +255,6 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         if (families == 0)
             throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity' or 'shmem'");
         if (families > 1) throw f.Error("give one of 'process', 'complexity' or 'shmem', not several");
-        foreach (var pattern in (process?.Output ?? []).Concat(clean.Output))
-        {
-            try { _ = new System.Text.RegularExpressions.Regex(pattern); }
-            catch (ArgumentException e) { throw f.Error($"'{pattern}' is not a valid regular expression: {e.Message}"); }
-        }
         var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
         if (statistics is not null && process is null)
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
@@ -223,8 +272,10 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
     public static TimedCapture Read(Fields f)
     {
         f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core");
-        return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0)!.Value,
-                                f.NumberOr("intervalSec", 1)!.Value, f.IntOr("count", 3, min: 1)!.Value,
+        // The marker is matched literally (line.Contains), so any text is fine.
+        return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0, min: 0, max: 3600)!.Value,
+                                f.NumberOr("intervalSec", 1, min: 0, above: true, max: 3600)!.Value,
+                                f.IntOr("count", 3, min: 1, max: 100)!.Value,
                                 f.BoolOr("heap", false), f.BoolOr("core", false));
     }
 }
@@ -238,7 +289,7 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
 
-public sealed record Manifest(
+public sealed partial record Manifest(
     string File, string Dir, string Id, string Title, string Kind, IReadOnlyList<string> References,
     IReadOnlyList<string> Languages, IReadOnlyList<string> Platforms, IReadOnlyList<string> Subjects,
     IReadOnlyList<string> Variants, BuildSpec Build, IReadOnlyList<CaseSpec> Cases)
@@ -254,14 +305,16 @@ public sealed record Manifest(
         f.AllowOnly("id", "title", "kind", "references", "languages", "platforms", "subjects", "variants",
                     "build", "budget", "env", "cases");
         var dir = Path.GetDirectoryName(Path.GetFullPath(file))!;
-        var id = f.String("id");
+        var id = f.Name("id");
         if (id != Path.GetFileName(dir))
             throw f.Error($"'{id}' must equal the folder name '{Path.GetFileName(dir)}'", "id");
         var platforms = ReadPlatforms(f) is { Count: > 0 } mp ? mp : KnownPlatforms;
-        var subjects = f.Strings("subjects");
-        var buildSpec = BuildSpec.Read(f.Object("build"));
+        var subjects = ReadSubjects(f, required: true);
+        var variants = f.NameList("variants");
+        var buildSpec = BuildSpec.Read(f.Object("build"), dir, id);
+        var targets = buildSpec.CmakeDir is { } cd ? BuildSpec.CmakeTargets(Path.Combine(dir, cd)) : [];
         var budget = Budget.Read(f.ObjectOr("budget"), DefaultBudget);
-        var env = f.StringMap("env");
+        var env = ReadEnv(f);
         var cases = new List<CaseSpec>();
         foreach (var c in f.Objects("cases"))
         {
@@ -269,12 +322,12 @@ public sealed record Manifest(
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly("timed", "crash");
             var caseEnv = new Dictionary<string, string>(env);
-            foreach (var kv in c.StringMap("env")) caseEnv[kv.Key] = kv.Value;
-            var spec = new CaseSpec(c.String("id"), c.StringOr("title", "")!, c.Strings("args"),
-                                    c.Strings("tags", required: false, nonEmpty: false),
+            foreach (var kv in ReadEnv(c)) caseEnv[kv.Key] = kv.Value;
+            var spec = new CaseSpec(c.Name("id"), c.StringOr("title", "")!, c.Strings("args"),
+                                    c.NameList("tags", required: false, nonEmpty: false),
                                     Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature")),
                                     capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
-                                    c.Strings("subjects", required: false) is { Count: > 0 } cs ? cs : subjects,
+                                    ReadSubjects(c, required: false) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null);
@@ -284,21 +337,74 @@ public sealed record Manifest(
                 throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
                 throw c.Error("a cmake program needs 'build.cmake'", "program");
+            if (spec.CmakeTarget is { } target && !targets.Contains(target))
+                throw c.Error($"'{target}' is not built by repros/{id}/{buildSpec.CmakeDir}/CMakeLists.txt "
+                              + $"(add_executable targets: {(targets.Count == 0 ? "none" : string.Join(", ", targets))})", "program");
             if (spec.Signature.Complexity is not null && !spec.Args.Any(a => a.Contains("{n}")))
                 throw c.Error("a complexity signature needs '{n}' in the arguments", "args");
+            if (spec.Signature.Complexity is null && spec.Args.Any(a => a.Contains("{n}")))
+                throw c.Error("'{n}' is replaced only in a complexity sweep; this case has no 'complexity' signature", "args");
+            if (variants.Count > 1 && !spec.Args.Any(a => a.Contains("{variant}")))
+                throw c.Error($"no '{{variant}}' in the arguments, so the variants {string.Join(", ", variants)} would run the same command", "args");
+            CheckTimes(c, spec);
             if (cases.Any(x => x.Id == spec.Id)) throw c.Error($"duplicate case id '{spec.Id}'", "id");
             cases.Add(spec);
         }
         return new Manifest(file, dir, id, f.String("title"), f.Enum("kind", Kinds),
                             f.Strings("references"), f.Strings("languages"), platforms, subjects,
-                            f.Strings("variants"), buildSpec, cases);
+                            variants, buildSpec, cases);
     }
+
+    /// <summary>Waits inside one run must fit its timeout, or the check they feed can never happen.</summary>
+    private static void CheckTimes(Fields c, CaseSpec spec)
+    {
+        var timeout = spec.Budget.TimeoutSec;
+        string Within(string what) => $"{what} must be shorter than the run's budget.timeoutSec ({timeout} s)";
+        if (spec.Timed is { } t && t.DelaySec >= timeout)
+            throw c.Error(Within($"a capture {t.DelaySec} s after the marker"), "capture.timed.delaySec");
+        if (spec.Signature.Shmem is { } sh && sh.SettleSec >= timeout)
+            throw c.Error(Within($"settling {sh.SettleSec} s after the marker"), "signature.shmem.settleSec");
+        if (spec.Signature.Process?.MaxSeconds is { } pm && pm >= timeout)
+            throw c.Error(Within($"maxSeconds {pm}"), "signature.process.maxSeconds");
+        if (spec.Signature.Clean.MaxSeconds is { } cm && cm >= timeout)
+            throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
+    }
+
+    /// <summary>Manifests name built-in subjects only; a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>
+    private static IReadOnlyList<string> ReadSubjects(Fields f, bool required)
+    {
+        var subjects = f.Strings("subjects", required);
+        for (var i = 0; i < subjects.Count; i++)
+        {
+            if (!Subject.BuiltIn.Contains(subjects[i]))
+                throw f.Error($"'{subjects[i]}' is not a built-in subject ({string.Join(", ", Subject.BuiltIn)}); "
+                              + "a user's build is given at run time with SUBJECT=kind:PATH", $"subjects[{i}]");
+            if (subjects.Take(i).Contains(subjects[i])) throw f.Error($"'{subjects[i]}' is listed twice", $"subjects[{i}]");
+        }
+        return subjects;
+    }
+
+    private static IReadOnlyDictionary<string, string> ReadEnv(Fields f)
+    {
+        var env = f.StringMap("env");
+        foreach (var name in env.Keys)
+            if (!EnvName().IsMatch(name))
+                throw f.Error("not a usable environment variable name: use letters, digits and '_', not starting with a digit", $"env.{name}");
+        return env;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex("^[A-Za-z_][A-Za-z0-9_]*$")]
+    private static partial System.Text.RegularExpressions.Regex EnvName();
 
     private static IReadOnlyList<string> ReadPlatforms(Fields f)
     {
         var platforms = f.Strings("platforms", required: false);
-        foreach (var p in platforms)
-            if (!KnownPlatforms.Contains(p)) throw f.Error($"'{p}' is not one of: {string.Join(", ", KnownPlatforms)}", "platforms");
+        for (var i = 0; i < platforms.Count; i++)
+        {
+            if (!KnownPlatforms.Contains(platforms[i]))
+                throw f.Error($"'{platforms[i]}' is not one of: {string.Join(", ", KnownPlatforms)}", $"platforms[{i}]");
+            if (platforms.Take(i).Contains(platforms[i])) throw f.Error($"'{platforms[i]}' is listed twice", $"platforms[{i}]");
+        }
         return platforms;
     }
 }

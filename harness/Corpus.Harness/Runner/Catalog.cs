@@ -5,15 +5,20 @@ namespace Corpus.Harness.Runner;
 
 public sealed record Entry(Manifest Manifest, IReadOnlyList<Expectation> Expected);
 
+/// <summary>A broken manifest or expected file; Repro is the folder it belongs to, so a run can skip just that repro.</summary>
+public sealed record InputError(string Repro, string Message);
+
 /// <summary>Every repro with its expectations. A broken file becomes an error naming the file and field; the rest still load.</summary>
-public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<string> Errors)
+public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<InputError> InputErrors)
 {
+    public IReadOnlyList<string> Errors => InputErrors.Select(e => e.Message).ToList();
+
     public const string ManifestName = "repro.json";
 
     public static Catalog Load(string root)
     {
         var entries = new List<Entry>();
-        var errors = new List<string>();
+        var errors = new List<InputError>();
         var repros = Path.Combine(root, "repros");
         var dirs = Directory.Exists(repros) ? Directory.GetDirectories(repros).Order(StringComparer.Ordinal).ToArray() : [];
         foreach (var dir in dirs)
@@ -21,7 +26,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<string>
             var file = Path.Combine(dir, ManifestName);
             if (!File.Exists(file))
             {
-                errors.Add($"{Rel(root, file)}: field '(file)': every folder in repros/ needs a {ManifestName}");
+                errors.Add(new(Path.GetFileName(dir), $"{Rel(root, file)}: field '(file)': every folder in repros/ needs a {ManifestName}"));
                 continue;
             }
             try
@@ -34,7 +39,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<string>
             }
             catch (InputException e)
             {
-                errors.Add($"{Rel(root, e.File)}: field '{e.Field}': {e.Problem}");
+                errors.Add(new(Path.GetFileName(dir), $"{Rel(root, e.File)}: field '{e.Field}': {e.Problem}"));
             }
         }
         var known = entries.Select(e => e.Manifest.Id).ToHashSet();
@@ -44,7 +49,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<string>
             {
                 var id = Path.GetFileNameWithoutExtension(f);
                 if (!known.Contains(id) && !Directory.Exists(Path.Combine(repros, id)))
-                    errors.Add($"{Rel(root, f)}: field 'repro': no folder repros/{id}");
+                    errors.Add(new(id, $"{Rel(root, f)}: field 'repro': no folder repros/{id}"));
             }
         return new Catalog(entries, errors);
     }
