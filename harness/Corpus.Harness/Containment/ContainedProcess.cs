@@ -41,6 +41,8 @@ public sealed class ContainedProcess : IDisposable
     private volatile bool _timedOut, _memoryCapped, _interrupted;
     private bool _closed;
     private readonly List<string> _records = [];
+    private CancellationTokenRegistration _onInterrupt;
+    private int _stoppedCount;
 
     /// <summary>Every output line as it arrives: (line, isStderr, seconds since start).</summary>
     public event Action<string, bool, double>? Line;
@@ -103,8 +105,21 @@ public sealed class ContainedProcess : IDisposable
         // Files the kernel or the runtime may leave for this run if the harness dies before its own cleanup.
         if (WritesPerfMap(spec)) Record($"map {Pid}");
         if (spec.CoreDumps) Record($"core {spec.WorkDir}");
+        // Kill at once, on the signal's own thread; WaitAsync then finishes the kill and reports.
+        _onInterrupt = Interrupt.Token.Register(StopForInterrupt);
         _process.BeginOutputReadLine();
         _process.BeginErrorReadLine();
+    }
+
+    private void StopForInterrupt()
+    {
+        if (Interlocked.Exchange(ref _stoppedCount, 1) == 1) return;
+        _interrupted = true;
+        var members = _cgroup?.Members() ?? [];
+        var count = _cgroup is null ? SessionMembers(Pid) : members.Count;
+        Native.Kill(-Pid, Native.SIGKILL);
+        foreach (var pid in members) Native.Kill(pid, Native.SIGKILL);
+        Interrupt.Stopped(Math.Max(count, 1));
     }
 
     private void Record(string entry)
@@ -184,12 +199,10 @@ public sealed class ContainedProcess : IDisposable
             if (Elapsed > _spec.Timeout.TotalSeconds) { _timedOut = true; KillTree(); }
             else if (_cgroup is null && used > _spec.MemoryBytes) { _memoryCapped = true; KillTree(); }
             else if (cancel.IsCancellationRequested) KillTree();
-            else if (Interrupt.IsRequested && !_interrupted)
+            else if (Interrupt.IsRequested)
             {
-                _interrupted = true;
-                var members = _cgroup?.Members().Count ?? SessionMembers(Pid);
+                StopForInterrupt();
                 KillTree();
-                Interrupt.Stopped(Math.Max(members, 1));
             }
             // The interrupt token ends the wait at once, so a Ctrl-C does not wait for the next sample.
             await Task.WhenAny(exited, Task.Delay(100, Interrupt.Token));
@@ -226,6 +239,7 @@ public sealed class ContainedProcess : IDisposable
 
     public void Dispose()
     {
+        _onInterrupt.Dispose();
         KillTree();
         _cgroup?.Dispose();
         if (_interrupted && _cgroup is not null && !Directory.Exists(_cgroup.Dir)) Interrupt.CgroupRemoved();
