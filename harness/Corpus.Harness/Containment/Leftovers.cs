@@ -47,8 +47,10 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             processes += cg.Members().Count;
                             if (cg.Remove()) cgroups++;
                             break;
-                        // The group's leader must still be the process that was started (same start time).
-                        case "pg" when int.TryParse(what, out var pgid) && long.TryParse(extra, out var start) && ProcStat.Alive(pgid, start):
+                        // The kernel never reuses a pid that is still a group's id, so the group is the run's unless a
+                        // new process has that pid (another start time), and then the run's group is empty anyway.
+                        case "pg" when int.TryParse(what, out var pgid) && long.TryParse(extra, out var start)
+                                       && (ProcStat.StartTime(pgid) is not { } now || now == start):
                             if (Native.Kill(-pgid, Native.SIGKILL)) processes++;
                             break;
                         // The map of a run's process; a live process with that pid is someone else now.

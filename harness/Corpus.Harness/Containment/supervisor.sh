@@ -16,12 +16,23 @@ while IFS= read -r line; do
 done
 ((${#live[@]})) || exit 0
 
+# Field 22 of /proc/PID/stat (start time), or nothing when no such process.
+start_of() {
+  local stat
+  { stat=$(<"/proc/$1/stat"); } 2>/dev/null || return 0
+  stat=${stat##*) }
+  read -ra f <<<"$stat"
+  echo "${f[19]}"
+}
+
 cgroups=() groups=()
 for entry in "${!live[@]}"; do
-  read -r kind what _ <<<"$entry"
+  read -r kind what start _ <<<"$entry"
   case $kind in
     cg) cgroups+=("$what") ;;
-    pg) groups+=("$what") ;;
+    # The kernel never hands out a pid that is still some group's id, so the group number is ours unless its
+    # leader is gone and a new process now has that pid (another start time): then the group is empty anyway.
+    pg) now=$(start_of "$what"); [[ -z $now || $now == "$start" ]] && groups+=("$what") ;;
   esac
 done
 declare -A killed=()
@@ -32,7 +43,7 @@ for dir in "${cgroups[@]}"; do
   [[ -e $dir/cgroup.kill ]] && echo 1 >"$dir/cgroup.kill" 2>/dev/null
   # v1 has no cgroup.kill: kill the members until none is left (a member may fork while we kill).
   for ((i = 0; i < 250; i++)); do
-    pids=$(<"$dir/cgroup.procs") 2>/dev/null || break
+    { pids=$(<"$dir/cgroup.procs"); } 2>/dev/null || break
     [[ -z $pids ]] && break
     # shellcheck disable=SC2086  # one pid per word
     kill -KILL $pids 2>/dev/null
