@@ -228,6 +228,7 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
         Assert.True(Native.Kill(s.Harness.Id, signal));
         await AssertCellGoneAsync(s, clock);
         Assert.True(s.Harness.WaitForExit(15_000), "the harness did not exit after the signal");
+        s.Harness.WaitForExit();   // and its stderr is read to the end
         output.WriteLine($"exit {s.Harness.ExitCode} {clock.Elapsed.TotalMilliseconds:0} ms after the signal");
         Assert.Equal(exitCode, s.Harness.ExitCode);
         var err = s.Stderr.ToString();
