@@ -119,6 +119,8 @@ public sealed class ContainedProcess : IDisposable
         var count = _cgroup is null ? SessionMembers(Pid) : members.Count;
         Native.Kill(-Pid, Native.SIGKILL);
         foreach (var pid in members) Native.Kill(pid, Native.SIGKILL);
+        // Remove the cgroup now rather than after the drain in WaitAsync and Dispose: under load that is a second later.
+        _cgroup?.Remove();
         Interrupt.Stopped(Math.Max(count, 1));
     }
 
