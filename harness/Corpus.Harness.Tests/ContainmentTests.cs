@@ -227,6 +227,36 @@ public sealed class ContainmentTests : IDisposable
     }
 
     [Fact]
+    public async Task OnEofTheSupervisorKillsWhatIsListedAndNothingElse()
+    {
+        // Three sessions: one listed, one listed and then removed, one whose pid is listed with another start time
+        // (as if the pid had been reused). Only the first may die.
+        System.Diagnostics.Process Leader(string marker) =>
+            System.Diagnostics.Process.Start("setsid", ["sh", "-c", $"sleep {marker} & exec sleep {marker}"])!;
+        using var listed = Leader("300.131");
+        using var removed = Leader("300.132");
+        using var reused = Leader("300.133");
+        await Task.Delay(300);   // the children exist
+        var psi = new System.Diagnostics.ProcessStartInfo("bash", ["-c", Supervisor.ScriptText, "corpus-supervisor", "0"])
+                  { RedirectStandardInput = true, RedirectStandardError = true };
+        using var supervisor = System.Diagnostics.Process.Start(psi)!;
+        long Start(System.Diagnostics.Process p) => ProcStat.StartTime(p.Id)!.Value;
+        supervisor.StandardInput.WriteLine($"pg {listed.Id} {Start(listed)}");
+        supervisor.StandardInput.WriteLine($"pg {removed.Id} {Start(removed)}");
+        supervisor.StandardInput.WriteLine($"-pg {removed.Id} {Start(removed)}");
+        supervisor.StandardInput.WriteLine($"pg {reused.Id} {Start(reused) + 1}");
+        supervisor.StandardInput.Close();
+        Assert.True(supervisor.WaitForExit(5000));
+        Assert.Contains("killed 1 process(es)", await supervisor.StandardError.ReadToEndAsync());
+        Assert.True(listed.WaitForExit(2000));
+        Assert.False(AnyProcessWithArg("300.131"), "a child of the listed group survived");
+        Assert.True(AnyProcessWithArg("300.132"));
+        Assert.True(AnyProcessWithArg("300.133"));
+        Native.Kill(-removed.Id, Native.SIGKILL);
+        Native.Kill(-reused.Id, Native.SIGKILL);
+    }
+
+    [Fact]
     public void RunIdsAreNeverShared()
     {
         var artifacts = Path.Combine(_dir, "artifacts");

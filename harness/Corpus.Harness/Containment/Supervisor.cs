@@ -102,13 +102,15 @@ public static class Supervisor
         try { _process?.Dispose(); } catch (InvalidOperationException) { }
         var psi = new ProcessStartInfo("setsid") { RedirectStandardInput = true, UseShellExecute = false };
         // The script travels in the environment so that ps shows a short command line.
-        psi.Environment["CORPUS_SUPERVISOR"] = Script.Value;
+        psi.Environment["CORPUS_SUPERVISOR"] = ScriptText;
         foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString() })
             psi.ArgumentList.Add(a);
         _process = Process.Start(psi) ?? throw new InvalidOperationException("cannot start the corpus supervisor");
         foreach (var entry in Live.Where(e => e.StartsWith("cg ") || e.StartsWith("pg ")))
             _process.StandardInput.WriteLine(entry);
     }
+
+    internal static string ScriptText => Script.Value;
 
     private static readonly Lazy<string> Script = new(() =>
     {
