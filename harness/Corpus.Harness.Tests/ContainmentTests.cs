@@ -86,46 +86,185 @@ public sealed class ContainmentTests : IDisposable
         Assert.InRange(t, 0, 5);
     }
 
-    [Fact]
-    public void StaleCgroupsOfADeadHarnessAreRemoved()
+    /// <summary>A ledger of a dead harness (pid 999999999 cannot exist) in this test's ledger folder.</summary>
+    private string DeadLedger(params string[] entries)
     {
-        // Without memory cgroups the RSS watchdog contains runs; MemoryCapEndsTheRunAsAnOutcome covers it.
-        if (MemoryCgroup.Locate().Parent is null) return;
-        // pid 999999999 cannot exist, so this cgroup belongs to a dead harness.
-        var cg = MemoryCgroup.TryCreate("999999999-1", 64 << 20, out _)!;
-        using var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {cg.Dir}/cgroup.procs; exec sleep 300.125"]);
+        var ledger = Path.Combine(_dir, "harness-999999999-1.ledger");
+        File.WriteAllLines(ledger, entries);
+        return ledger;
+    }
+
+    private static (MemoryCgroup Cg, System.Diagnostics.Process Sleeper) CgroupWithSleeper(string name, string marker)
+    {
+        var cg = MemoryCgroup.TryCreate(name, 64 << 20, out _)!;
+        var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {cg.Dir}/cgroup.procs; exec sleep {marker}"]);
         var until = DateTime.UtcNow.AddSeconds(5);
         while (cg.Members().Count == 0 && DateTime.UtcNow < until) Thread.Sleep(20);
         Assert.NotEmpty(cg.Members());
-        Assert.True(MemoryCgroup.CleanStale() >= 1);
+        return (cg, sleeper);
+    }
+
+    [Fact]
+    public void ACgroupOnADeadHarnesssLedgerIsKilledAndRemoved()
+    {
+        // Without memory cgroups the RSS watchdog contains runs; MemoryCapEndsTheRunAsAnOutcome covers it.
+        if (MemoryCgroup.Locate().Parent is null) return;
+        var (cg, sleeper) = CgroupWithSleeper("999999999-1-1", "300.125");
+        using var _ = sleeper;
+        var ledger = DeadLedger($"cg {cg.Dir}");
+        var left = Leftovers.Clean(_dir);
+        Assert.Equal(1, left.Cgroups);
+        Assert.Equal(1, left.Processes);
+        Assert.Equal(1, left.Ledgers);
+        Assert.Contains("1 cgroup(s) (1 process(es) killed), 1 ledger(s)", left.ToString());
         Assert.False(Directory.Exists(cg.Dir));
+        Assert.False(File.Exists(ledger));
         Assert.True(sleeper.WaitForExit(5000));
     }
 
     [Fact]
-    public void StaleCgroupsUnderAnotherParentAreFoundToo()
+    public void CgroupsThatNoLedgerOfThisCheckoutNamesAreNotOurs()
     {
-        var (parent, v2, _) = MemoryCgroup.Locate();
-        if (parent is null || v2) return;   // v1 layout here; the walk is the same on v2
-        // As if a harness had run from another shell's cgroup and been killed.
-        var otherParent = $"/sys/fs/cgroup/memory/corpus-xparent-{Environment.ProcessId}";
-        var stale = Path.Combine(otherParent, MemoryCgroup.Prefix, "999999999-7");
-        Directory.CreateDirectory(stale);
+        if (MemoryCgroup.Locate().Parent is null) return;
+        // A dead harness of another checkout, and one whose ledger names a cgroup of a different owner.
+        var (other, s1) = CgroupWithSleeper("999999998-5-1", "300.127");
+        var (foreign, s2) = CgroupWithSleeper("999999997-5-1", "300.128");
+        using var _1 = s1;
+        using var _2 = s2;
         try
         {
-            using var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {stale}/cgroup.procs; exec sleep 300.126"]);
-            var until = DateTime.UtcNow.AddSeconds(5);
-            while (File.ReadAllText(Path.Combine(stale, "cgroup.procs")).Trim().Length == 0 && DateTime.UtcNow < until) Thread.Sleep(20);
-            Assert.True(MemoryCgroup.CleanStale() >= 1);
-            Assert.False(Directory.Exists(stale));
-            Assert.True(sleeper.WaitForExit(5000));
+            DeadLedger($"cg {foreign.Dir}");
+            var left = Leftovers.Clean(_dir);
+            Assert.Equal(0, left.Cgroups);
+            Assert.True(Directory.Exists(other.Dir));
+            Assert.True(Directory.Exists(foreign.Dir));
+            Assert.False(s1.HasExited);
+            Assert.False(s2.HasExited);
         }
         finally
         {
-            if (Directory.Exists(stale)) Directory.Delete(stale);
-            Directory.Delete(Path.Combine(otherParent, MemoryCgroup.Prefix));
-            Directory.Delete(otherParent);
+            other.Dispose();
+            foreign.Dispose();
         }
+    }
+
+    [Fact]
+    public void TheLedgerOfALiveHarnessIsLeftAlone()
+    {
+        if (MemoryCgroup.Locate().Parent is null) return;
+        // This test process stands for a live harness: same pid, same start time.
+        var owner = Supervisor.Owner;
+        var (cg, sleeper) = CgroupWithSleeper($"{owner}-999", "300.129");
+        using var _ = sleeper;
+        try
+        {
+            var ledger = Path.Combine(_dir, $"harness-{owner}.ledger");
+            File.WriteAllLines(ledger, [$"cg {cg.Dir}"]);
+            Assert.False(Leftovers.Clean(_dir).Any);
+            Assert.True(File.Exists(ledger));
+            Assert.True(Directory.Exists(cg.Dir));
+            // The same pid with another start time is a dead owner whose pid was reused.
+            Assert.True(Leftovers.OwnerDead($"{Environment.ProcessId}-1"));
+            Assert.False(Leftovers.OwnerDead(owner));
+        }
+        finally { cg.Dispose(); }
+    }
+
+    [Fact]
+    public void OnlyPerfMapsOnRecordAreRemoved()
+    {
+        // pids above pid_max: dead for sure. The corpus made the first map (its ledger says so), not the second.
+        var ours = "/tmp/perf-999999991.map";
+        var stranger = "/tmp/perf-999999992.map";
+        File.WriteAllText(ours, "0 1 ours");
+        File.WriteAllText(stranger, "0 1 a dead stranger's");
+        try
+        {
+            DeadLedger("map 999999991");
+            var left = Leftovers.Clean(_dir);
+            Assert.Equal(1, left.PerfMaps);
+            Assert.False(File.Exists(ours));
+            Assert.True(File.Exists(stranger), "a perf map the corpus did not make was deleted");
+        }
+        finally
+        {
+            File.Delete(ours);
+            File.Delete(stranger);
+        }
+    }
+
+    [Fact]
+    public void ACoreOfAnUnfinishedCrashRunIsRemoved()
+    {
+        var run = Directory.CreateDirectory(Path.Combine(_dir, "run0001")).FullName;
+        File.WriteAllText(Path.Combine(run, "core"), "core");
+        File.WriteAllText(Path.Combine(run, "core.123"), "core");
+        File.WriteAllText(Path.Combine(run, "core-notes.txt"), "evidence");
+        DeadLedger($"core {run}");
+        Assert.Equal(2, Leftovers.Clean(_dir).Cores);
+        Assert.Equal(["core-notes.txt"], Directory.GetFiles(run).Select(Path.GetFileName));
+    }
+
+    [Fact]
+    public async Task TheSupervisorPipeIsNotInheritedByRuns()
+    {
+        // The first contained run starts the supervisor; a second one lists its own descriptors.
+        using (var first = new ContainedProcess(Spec("true"))) await first.WaitAsync();
+        var supervisor = Supervisor.Pid!.Value;
+        var pipe = new FileInfo($"/proc/{supervisor}/fd/0").LinkTarget!;
+        Assert.StartsWith("pipe:[", pipe);
+        // The harness's write end is close-on-exec (O_CLOEXEC is 02000000 in fdinfo's octal flags)…
+        var writeEnd = Directory.GetFiles("/proc/self/fd").Single(fd => new FileInfo(fd).LinkTarget == pipe);
+        var flags = Convert.ToInt32(File.ReadLines($"/proc/self/fdinfo/{Path.GetFileName(writeEnd)}")
+                                        .First(l => l.StartsWith("flags:")).Split('	', ' ').Last(), 8);
+        Assert.True((flags & 0x80000) != 0, $"the supervisor's pipe is not O_CLOEXEC (flags {Convert.ToString(flags, 8)})");
+        // …so a run (and everything it starts) never holds it, and EOF reaches the supervisor when the harness dies.
+        using var p = new ContainedProcess(Spec("for f in /proc/$$/fd/*; do readlink $f; done; sh -c 'for f in /proc/$$/fd/*; do readlink $f; done'; true"));
+        var r = await p.WaitAsync();
+        Assert.Equal(0, r.ExitCode);
+        Assert.Contains("pipe:[", r.Stdout);   // its own stdout: the listing works
+        Assert.DoesNotContain(pipe, r.Stdout);
+    }
+
+    [Fact]
+    public async Task OnEofTheSupervisorKillsWhatIsListedAndNothingElse()
+    {
+        // Three sessions: one listed, one listed and then removed, one whose pid is listed with another start time
+        // (as if the pid had been reused). Only the first may die.
+        System.Diagnostics.Process Leader(string marker) =>
+            System.Diagnostics.Process.Start("setsid", ["sh", "-c", $"sleep {marker} & exec sleep {marker}"])!;
+        using var listed = Leader("300.131");
+        using var removed = Leader("300.132");
+        using var reused = Leader("300.133");
+        await Task.Delay(300);   // the children exist
+        var psi = new System.Diagnostics.ProcessStartInfo("bash", ["-c", Supervisor.ScriptText, "corpus-supervisor", "0"])
+                  { RedirectStandardInput = true, RedirectStandardError = true };
+        using var supervisor = System.Diagnostics.Process.Start(psi)!;
+        long Start(System.Diagnostics.Process p) => ProcStat.StartTime(p.Id)!.Value;
+        supervisor.StandardInput.WriteLine($"pg {listed.Id} {Start(listed)}");
+        supervisor.StandardInput.WriteLine($"pg {removed.Id} {Start(removed)}");
+        supervisor.StandardInput.WriteLine($"-pg {removed.Id} {Start(removed)}");
+        supervisor.StandardInput.WriteLine($"pg {reused.Id} {Start(reused) + 1}");
+        supervisor.StandardInput.Close();
+        Assert.True(supervisor.WaitForExit(5000));
+        Assert.Contains("killed 1 process(es)", await supervisor.StandardError.ReadToEndAsync());
+        Assert.True(listed.WaitForExit(2000));
+        Assert.False(AnyProcessWithArg("300.131"), "a child of the listed group survived");
+        Assert.True(AnyProcessWithArg("300.132"));
+        Assert.True(AnyProcessWithArg("300.133"));
+        Native.Kill(-removed.Id, Native.SIGKILL);
+        Native.Kill(-reused.Id, Native.SIGKILL);
+    }
+
+    [Fact]
+    public void RunIdsAreNeverShared()
+    {
+        var artifacts = Path.Combine(_dir, "artifacts");
+        var ids = Enumerable.Range(0, 3).Select(_ => Program.ClaimRunDir(artifacts, null).RunId).ToList();
+        Assert.Equal(3, ids.Distinct().Count());
+        Program.ClaimRunDir(artifacts, "mine");
+        var e = Assert.Throws<ArgumentException>(() => Program.ClaimRunDir(artifacts, "mine"));
+        Assert.Contains("already exists", e.Message);
     }
 
     [Fact]
@@ -186,7 +325,7 @@ public sealed class ContainmentTests : IDisposable
         File.WriteAllText(leaked, "x");
         try
         {
-            Assert.True(ShmJanitor.CleanStale(_dir) >= 1);
+            Assert.True(ShmJanitor.CleanStale(_dir).Entries >= 1);
             Assert.False(File.Exists(leaked));
             Assert.False(File.Exists(ledger));
         }

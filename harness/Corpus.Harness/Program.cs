@@ -17,13 +17,14 @@ public static class Program
                       --exclude-tag T   skip cases with this tag (e.g. slow)
                       --keep            keep artifacts of cells that matched expected/
                       --runs N          races: exactly N runs per cell (a rate), not stop at the first hit
-                      --run-id ID       name of artifacts/<run-id>/ (default: UTC time)
+                      --run-id ID       name of artifacts/<run-id>/, which must not exist yet (default: UTC time)
           validate  check every manifest and expected file
           subjects  list built-in subjects and whether they are usable here
           clean     kill and remove what a killed run left behind
           --root DIR  the corpus checkout (default: found upward from the current folder)
         exit: 0 every cell as expected (a cell with no expectation: reproduced or clean); 1 some differ;
-              2 bad input (manifest, expected, arguments, an unusable subject)
+              2 bad input (manifest, expected, arguments, an unusable subject);
+              130 / 143 interrupted by SIGINT / SIGTERM (the running cell is killed and reported as interrupted)
         """;
 
     public static async Task<int> Main(string[] argv)
@@ -87,17 +88,16 @@ public static class Program
 
     private static int Clean(string root)
     {
-        var n = MemoryCgroup.CleanStale();
-        var shm = ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
-        var maps = ShmJanitor.CleanDeadPerfMaps();
-        Console.WriteLine($"removed {n} leftover cgroups, {shm} /dev/shm entries and {maps} perf maps of dead processes");
+        Console.WriteLine($"corpus: {Leftovers.Clean(Path.Combine(root, ".cache", "ledger"))}");
         return 0;
     }
 
     private static async Task<int> RunAsync(string root, Args args)
     {
-        MemoryCgroup.CleanStale();
-        ShmJanitor.CleanStale(Path.Combine(root, ".cache", "ledger"));
+        var ledgerDir = Path.Combine(root, ".cache", "ledger");
+        if (Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
+        Supervisor.UseLedger(ledgerDir);
+        using var signals = Interrupt.Register();
         // Validation first: a broken repro is reported and skipped, the others run.
         var catalog = Catalog.Load(root);
         int? forceRuns = args.Get("runs") is { } r
@@ -112,21 +112,20 @@ public static class Program
         if (selection.OtherErrors > 0)
             Console.Error.WriteLine($"note: {selection.OtherErrors} input errors in repros not selected; see corpus validate");
 
-        var runId = args.Get("run-id") ?? DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         var artifacts = Path.Combine(root, "artifacts");
-        var runDir = Path.Combine(artifacts, runId);
-        Directory.CreateDirectory(runDir);
+        var (runId, runDir) = ClaimRunDir(artifacts, args.Get("run-id"));
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
                                     new Builder(root, tools), tools);
         var cells = new List<CellResult>();
-        for (var i = 0; i < plan.Count; i++)
+        for (var i = 0; i < plan.Count && !Interrupt.IsRequested; i++)
         {
             var (entry, cs, v, s, expected) = plan[i];
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");
             var cell = await runner.RunAsync(entry.Manifest, cs, v, s, expected);
+            if (Interrupt.IsRequested) MarkInterrupted(cell, root);
             Progress($"cell {i + 1}/{plan.Count}: {cell.Outcome.Name()} (expected {expected?.Outcome.Name() ?? "—"}) in {cell.Seconds:0.0} s: {cell.Detail}");
             cells.Add(cell);
         }
@@ -148,6 +147,14 @@ public static class Program
                           + $"{errors.Count} input errors, {seconds:0} s. "
                           + $"Report: {Path.GetRelativePath(root, Path.Combine(runDir, "report.md"))}");
         Console.WriteLine($"gate: {cells.Count - failed} passed, {failed} failed{(errors.Count > 0 ? $", {errors.Count} input errors" : "")}");
+        if (Interrupt.IsRequested)
+        {
+            // A race cell's other run may still be removing its cgroup.
+            Supervisor.WaitIdle(TimeSpan.FromSeconds(5));
+            Console.Error.WriteLine($"corpus: interrupted by {Interrupt.SignalName}: {Interrupt.Cleaned}; {cells.Count} of {plan.Count} cells "
+                                    + $"in {Path.GetRelativePath(root, Path.Combine(runDir, "summary.json"))}");
+            return 128 + Interrupt.Signal;
+        }
         return RunExit.Code(cells, errors.Count);
     }
 
@@ -164,6 +171,40 @@ public static class Program
         if (colon > 0 && subject.Unavailable is { } why)
             throw new InputErrorException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
         return subject;
+    }
+
+    /// <summary>
+    /// artifacts/RUN-ID, created here and by no one else: mkdir fails on an existing folder, so two runs started in
+    /// the same second get -2, -3…, and an explicit --run-id that exists is refused rather than overwritten.
+    /// </summary>
+    internal static (string RunId, string RunDir) ClaimRunDir(string artifacts, string? requested)
+    {
+        Directory.CreateDirectory(artifacts);
+        if (requested is not null)
+        {
+            if (requested.Contains('/') || requested is "." or ".." or "latest")
+                throw new ArgumentException($"--run-id '{requested}' must be a plain folder name");
+            var dir = Path.Combine(artifacts, requested);
+            return Native.MakeDir(dir) ? (requested, dir)
+                : throw new ArgumentException($"--run-id {requested}: {dir} already exists; choose another id");
+        }
+        var stem = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
+        for (var n = 1; ; n++)
+        {
+            var id = n == 1 ? stem : $"{stem}-{n}";
+            if (Native.MakeDir(Path.Combine(artifacts, id))) return (id, Path.Combine(artifacts, id));
+        }
+    }
+
+    /// <summary>The cell that was running when SIGINT/SIGTERM came: its runs were killed, so its outcome means nothing.</summary>
+    private static void MarkInterrupted(CellResult cell, string root)
+    {
+        cell.Outcome = Outcome.Error;
+        cell.Detail = "interrupted";
+        (cell.Gate, cell.GateMessage) = CellResult.Compare(cell.Outcome, cell.Expected);
+        if (cell.ArtifactDir is { } dir && Directory.Exists(dir))
+            File.WriteAllText(Path.Combine(dir, "cell.json"),
+                              System.Text.Json.JsonSerializer.Serialize(SummaryWriter.CellJson(cell, root), SummaryWriter.JsonOptions));
     }
 }
 

@@ -38,8 +38,11 @@ public sealed class ContainedProcess : IDisposable
     private readonly StreamWriter _outFile, _errFile;
     private readonly List<MemorySample> _memory = [];
     private long _peak;
-    private volatile bool _timedOut, _memoryCapped;
+    private volatile bool _timedOut, _memoryCapped, _interrupted;
     private bool _closed;
+    private readonly List<string> _records = [];
+    private CancellationTokenRegistration _onInterrupt;
+    private int _stoppedCount;
 
     /// <summary>Every output line as it arrives: (line, isStderr, seconds since start).</summary>
     public event Action<string, bool, double>? Line;
@@ -50,11 +53,17 @@ public sealed class ContainedProcess : IDisposable
     public double Elapsed => _clock.Elapsed.TotalSeconds;
     public bool HasExited => _process.HasExited;
 
-    public ContainedProcess(ProcessSpec spec)
+    /// <exception cref="OperationCanceledException">The harness was interrupted (SIGINT/SIGTERM): no new run starts.</exception>
+    /// <param name="onLine">Subscribed to <see cref="Line"/> before any output is read, so no early line is missed.</param>
+    public ContainedProcess(ProcessSpec spec, Action<string, bool, double>? onLine = null)
     {
+        Line += onLine;
+        Interrupt.ThrowIfRequested();
         _spec = spec;
-        var name = $"{Environment.ProcessId}-{Interlocked.Increment(ref _sequence)}";
-        _cgroup = MemoryCgroup.TryCreate(name, spec.MemoryBytes, out var why);
+        // The owner's pid and start time lead the name: a later cleanup can prove whose cgroup this is.
+        var name = $"{Supervisor.Owner}-{Interlocked.Increment(ref _sequence)}";
+        _cgroup = MemoryCgroup.TryCreate(name, spec.MemoryBytes, out var why, dir => Record($"cg {dir}"));
+        if (_cgroup is null) Forget();
         _containment = _cgroup is not null
             ? $"cgroup {_cgroup.Dir} (memory cap {spec.MemoryBytes >> 20} MB), session kill, timeout {spec.Timeout.TotalSeconds:0} s"
             : $"no cgroup ({why}); RSS watchdog (cap {spec.MemoryBytes >> 20} MB), session kill, timeout {spec.Timeout.TotalSeconds:0} s";
@@ -88,15 +97,52 @@ public sealed class ContainedProcess : IDisposable
         catch
         {
             _cgroup?.Dispose();
+            Forget();
             _outFile.Dispose();
             _errFile.Dispose();
             throw;
         }
         _process.StandardInput.Close();
         Pid = _process.Id;
+        // setsid made the process the leader of its own group; a supervisor kills the group if the harness dies.
+        Record($"pg {Pid} {ProcStat.StartTime(Pid)}");
+        // Files the kernel or the runtime may leave for this run if the harness dies before its own cleanup.
+        if (WritesPerfMap(spec)) Record($"map {Pid}");
+        if (spec.CoreDumps) Record($"core {spec.WorkDir}");
+        // Kill at once, on the signal's own thread; WaitAsync then finishes the kill and reports.
+        _onInterrupt = Interrupt.Token.Register(StopForInterrupt);
         _process.BeginOutputReadLine();
         _process.BeginErrorReadLine();
     }
+
+    private void StopForInterrupt()
+    {
+        if (Interlocked.Exchange(ref _stoppedCount, 1) == 1) return;
+        _interrupted = true;
+        var members = _cgroup?.Members() ?? [];
+        var count = _cgroup is null ? SessionMembers(Pid) : members.Count;
+        Native.Kill(-Pid, Native.SIGKILL);
+        foreach (var pid in members) Native.Kill(pid, Native.SIGKILL);
+        // Remove the cgroup now rather than after the drain in WaitAsync and Dispose: under load that is a second later.
+        _cgroup?.Remove();
+        Interrupt.Stopped(Math.Max(count, 1));
+    }
+
+    private void Record(string entry)
+    {
+        Supervisor.Add(entry);
+        _records.Add(entry);
+    }
+
+    private void Forget()
+    {
+        foreach (var e in _records) Supervisor.Remove(e);
+        _records.Clear();
+    }
+
+    /// <summary>Mono's --jitmap and CoreCLR's DOTNET_PerfMapEnabled write /tmp/perf-PID.map.</summary>
+    private static bool WritesPerfMap(ProcessSpec spec) =>
+        spec.Args.Contains("--jitmap") || spec.Env?.ContainsKey("DOTNET_PerfMapEnabled") == true;
 
     private void OnLine(string? line, bool stderr)
     {
@@ -120,22 +166,33 @@ public sealed class ContainedProcess : IDisposable
         return bytes;
     }
 
+    private static int SessionMembers(int sid) => ForSession(sid).Count();
+
+    private static IEnumerable<string[]> ForSession(int sid)
+    {
+        foreach (var dir in Directory.EnumerateDirectories("/proc"))
+        {
+            if (!int.TryParse(Path.GetFileName(dir), out _)) continue;
+            string[] fields;
+            try
+            {
+                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
+                fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
+                // fields[3] is the session id.
+                if (fields.Length < 22 || int.Parse(fields[3]) != sid) continue;
+            }
+            catch (Exception e) when (e is IOException or FormatException or IndexOutOfRangeException or UnauthorizedAccessException) { continue; }
+            yield return fields;
+        }
+    }
+
     /// <summary>Sum of RSS over the session, for machines without a memory cgroup.</summary>
     internal static long SessionRss(int sid)
     {
         long total = 0;
-        foreach (var dir in Directory.EnumerateDirectories("/proc"))
-        {
-            if (!int.TryParse(Path.GetFileName(dir), out _)) continue;
-            try
-            {
-                var stat = File.ReadAllText(Path.Combine(dir, "stat"));
-                var fields = stat[(stat.LastIndexOf(')') + 2)..].Split(' ');
-                // fields[3] is the session id; fields[21] is RSS in pages.
-                if (int.Parse(fields[3]) == sid) total += long.Parse(fields[21]) * Environment.SystemPageSize;
-            }
-            catch (Exception e) when (e is IOException or FormatException or IndexOutOfRangeException or UnauthorizedAccessException) { }
-        }
+        // fields[21] is RSS in pages.
+        foreach (var fields in ForSession(sid))
+            if (long.TryParse(fields[21], out var pages)) total += pages * Environment.SystemPageSize;
         return total;
     }
 
@@ -148,7 +205,13 @@ public sealed class ContainedProcess : IDisposable
             if (Elapsed > _spec.Timeout.TotalSeconds) { _timedOut = true; KillTree(); }
             else if (_cgroup is null && used > _spec.MemoryBytes) { _memoryCapped = true; KillTree(); }
             else if (cancel.IsCancellationRequested) KillTree();
-            await Task.WhenAny(exited, Task.Delay(100, CancellationToken.None));
+            else if (Interrupt.IsRequested)
+            {
+                StopForInterrupt();
+                KillTree();
+            }
+            // The interrupt token ends the wait at once, so a Ctrl-C does not wait for the next sample.
+            await Task.WhenAny(exited, Task.Delay(100, Interrupt.Token));
         }
         var wall = Elapsed;
         SampleMemory();
@@ -165,6 +228,7 @@ public sealed class ContainedProcess : IDisposable
         if (code is > 128 and < 128 + 32) { signal = Native.SignalName(code.Value - 128); code = null; }
         string stdout, stderr;
         lock (_out) { stdout = _out.ToString(); stderr = _err.ToString(); }
+        if (_interrupted) throw new OperationCanceledException($"interrupted by {Interrupt.SignalName}", Interrupt.Token);
         List<MemorySample> samples;
         lock (_memory) samples = [.. _memory];
         return new RunResult(code, signal, _timedOut, _memoryCapped, Math.Round(wall, 4), _peak, stdout, stderr,
@@ -181,8 +245,11 @@ public sealed class ContainedProcess : IDisposable
 
     public void Dispose()
     {
+        _onInterrupt.Dispose();
         KillTree();
         _cgroup?.Dispose();
+        if (_interrupted && _cgroup is not null && !Directory.Exists(_cgroup.Dir)) Interrupt.CgroupRemoved();
+        Forget();
         _process.Dispose();
         lock (_out)
         {

@@ -44,7 +44,8 @@ public sealed class MemoryCgroup : IDisposable
         return (null, false, "no writable memory cgroup (v1 or v2) on this machine");
     }
 
-    public static MemoryCgroup? TryCreate(string name, long limitBytes, out string? why)
+    /// <param name="announce">Told the folder before it exists, so a harness killed right after the mkdir still has it on record.</param>
+    public static MemoryCgroup? TryCreate(string name, long limitBytes, out string? why, Action<string>? announce = null)
     {
         var (parent, v2, reason) = Locate();
         why = reason;
@@ -52,6 +53,7 @@ public sealed class MemoryCgroup : IDisposable
         var dir = Path.Combine(parent, name);
         try
         {
+            announce?.Invoke(dir);
             Directory.CreateDirectory(dir);
             var cg = new MemoryCgroup(dir, v2);
             if (v2)
@@ -123,9 +125,14 @@ public sealed class MemoryCgroup : IDisposable
         catch (IOException) { return 0; }
     }
 
+    /// <summary>A run cgroup found on record (a dead harness's ledger), to kill and remove.</summary>
+    public static MemoryCgroup Open(string dir) => new(dir, File.Exists(Path.Combine(dir, "cgroup.controllers")));
+
     /// <summary>SIGKILL every member until none is left (members can fork while we kill).</summary>
     public void KillAll(TimeSpan patience)
     {
+        // cgroup v2 (5.14+): one write kills every member, forks included. v1 has no such file: loop below.
+        if (_v2 && File.Exists(Path.Combine(Dir, "cgroup.kill"))) TryWrite(Path.Combine(Dir, "cgroup.kill"), "1");
         var until = DateTime.UtcNow + patience;
         while (Members() is { Count: > 0 } members && DateTime.UtcNow < until)
         {
@@ -134,60 +141,19 @@ public sealed class MemoryCgroup : IDisposable
         }
     }
 
-    public void Dispose()
+    public void Dispose() => Remove();
+
+    /// <summary>Kills every member and removes the folder; whether it is gone.</summary>
+    public bool Remove()
     {
         KillAll(TimeSpan.FromSeconds(5));
         for (var i = 0; i < 50; i++)
         {
-            try { Directory.Delete(Dir); return; }
+            try { Directory.Delete(Dir); return true; }
+            catch (DirectoryNotFoundException) { return true; }
             catch (IOException) { Thread.Sleep(20); }
-            catch (UnauthorizedAccessException) { return; }
+            catch (UnauthorizedAccessException) { return false; }
         }
-    }
-
-    /// <summary>Kills and removes cgroups left behind by a harness that was itself killed.</summary>
-    public static int CleanStale()
-    {
-        var (parent, v2, _) = Locate();
-        if (parent is null) return 0;
-        // A harness started from another cgroup (another shell, a CI step) kept its runs under its own parent:
-        // look for every corpus folder a few levels below the mount, not only ours.
-        var parents = new HashSet<string> { parent };
-        foreach (var dir in Walk(FindMount(parent), depth: 4))
-            if (Path.GetFileName(dir) == Prefix) parents.Add(dir);
-        var n = 0;
-        foreach (var p in parents.Where(Directory.Exists))
-            foreach (var dir in Directory.GetDirectories(p))
-            {
-                // Names start with the owning harness's pid; a live owner (this process included) is a run, not debris.
-                var owner = Path.GetFileName(dir).Split('-')[0];
-                if (int.TryParse(owner, out var pid) && Directory.Exists($"/proc/{pid}")) continue;
-                new MemoryCgroup(dir, v2).Dispose();
-                n++;
-            }
-        return n;
-    }
-
-    /// <summary>The cgroup mount that holds a path: the folder right above its first "/sys/fs/cgroup…" segment.</summary>
-    private static string FindMount(string path)
-    {
-        foreach (var m in new[] { "/sys/fs/cgroup/memory", "/sys/fs/cgroup/unified", "/sys/fs/cgroup" })
-            if (path.StartsWith(m + "/")) return m;
-        return Path.GetDirectoryName(path)!;
-    }
-
-    private static IEnumerable<string> Walk(string root, int depth)
-    {
-        if (depth == 0) yield break;
-        string[] children;
-        try { children = Directory.GetDirectories(root); }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { yield break; }
-        foreach (var child in children)
-        {
-            yield return child;
-            // A corpus folder's children are runs, not more corpus folders.
-            if (Path.GetFileName(child) == Prefix) continue;
-            foreach (var grandchild in Walk(child, depth - 1)) yield return grandchild;
-        }
+        return !Directory.Exists(Dir);
     }
 }

@@ -26,7 +26,8 @@ public sealed partial class ShmJanitor : IDisposable
         _before = List().ToHashSet();
         Directory.CreateDirectory(ledgerDir);
         // One ledger per run: runs of one harness may overlap (parallel race runs).
-        _ledger = Path.Combine(ledgerDir, $"shm-{Environment.ProcessId}-{Interlocked.Increment(ref _sequence)}.ledger");
+        // The owner's pid and start time: a later harness can tell a dead owner from a live one with a reused pid.
+        _ledger = Path.Combine(ledgerDir, $"shm-{Supervisor.Owner}-{Interlocked.Increment(ref _sequence)}.ledger");
         WriteLedger();
     }
 
@@ -103,34 +104,26 @@ public sealed partial class ShmJanitor : IDisposable
         return names;
     }
 
-    /// <summary>Perf maps (/tmp/perf-PID.map) of processes that are gone: crash-capture runs of a killed harness.</summary>
-    public static int CleanDeadPerfMaps()
-    {
-        var n = 0;
-        foreach (var map in Directory.GetFiles("/tmp", "perf-*.map"))
-        {
-            var pid = Path.GetFileNameWithoutExtension(map)["perf-".Length..];
-            if (!int.TryParse(pid, out var p) || Directory.Exists($"/proc/{p}")) continue;
-            try { File.Delete(map); n++; } catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
-        }
-        return n;
-    }
-
     /// <summary>Finishes the sweep of a harness that died mid-run (its pid no longer lives).</summary>
-    public static int CleanStale(string ledgerDir)
+    /// <returns>The /dev/shm entries removed and the ledgers finished.</returns>
+    public static (int Entries, int Ledgers) CleanStale(string ledgerDir)
     {
-        if (!Directory.Exists(ledgerDir)) return 0;
-        var n = 0;
+        if (!Directory.Exists(ledgerDir)) return (0, 0);
+        int n = 0, ledgers = 0;
         foreach (var ledger in Directory.GetFiles(ledgerDir, "shm-*.ledger"))
         {
-            var owner = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..].Split('-')[0];
-            if (int.TryParse(owner, out var pid) && Directory.Exists($"/proc/{pid}")) continue;
+            // shm-PID-START-N; an older harness wrote shm-PID-N, and only its pid can be checked.
+            var parts = Path.GetFileNameWithoutExtension(ledger)["shm-".Length..].Split('-');
+            var dead = parts.Length >= 3 ? Leftovers.OwnerDead($"{parts[0]}-{parts[1]}")
+                : int.TryParse(parts[0], out var pid) && !Directory.Exists($"/proc/{pid}");
+            if (!dead) continue;
             var lines = File.ReadAllLines(ledger);
             var pids = lines.FirstOrDefault(l => l.StartsWith(PidsLine))?[PidsLine.Length..]
                            .Split(' ', StringSplitOptions.RemoveEmptyEntries).Select(int.Parse).ToHashSet() ?? [];
             n += Sweep(lines.Where(l => !l.StartsWith(PidsLine)).ToHashSet(), pids).Removed.Count;
             File.Delete(ledger);
+            ledgers++;
         }
-        return n;
+        return (n, ledgers);
     }
 }

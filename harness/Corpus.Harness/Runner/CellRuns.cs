@@ -52,22 +52,23 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
                                    Path.Combine(workDir, $"{label}.stderr"), TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
                                    (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false);
         using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
-        using var p = new ContainedProcess(spec);
-        janitor.Own(p.Pid);
         var markers = new Dictionary<string, double>();
-        p.Line += (line, _, t) =>
+        var trigger = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        // Subscribed before the first line is read: a fast program prints its markers at once.
+        void OnLine(string line, bool stderr, double t)
         {
             var at = line.IndexOf(MarkerPrefix, StringComparison.Ordinal);
             if (at >= 0) lock (markers) markers.TryAdd(line[at..].Trim(), t);
-        };
+            if (timed is not null && line.Contains(timed.Marker)) trigger.TrySetResult();
+        }
+        using var p = new ContainedProcess(spec, OnLine);
+        janitor.Own(p.Pid);
         Task? captureTask = null;
         if (timed is not null)
         {
             if (backend.Unavailable is { } why) lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: {backend.Name}: {why}");
             else
             {
-                var trigger = new TaskCompletionSource();
-                p.Line += (line, _, _) => { if (line.Contains(timed.Marker)) trigger.TrySetResult(); };
                 captureTask = CaptureSeriesAsync(p, trigger.Task, timed, label, timed.Core ? new LinuxProcDump(tools) : null);
             }
         }

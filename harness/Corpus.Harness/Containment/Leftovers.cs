@@ -1,0 +1,86 @@
+namespace Corpus.Harness.Containment;
+
+/// <summary>
+/// What killed harnesses of this checkout left behind, and its removal. Only what a ledger in this checkout's
+/// .cache/ledger/ names, and only when the ledger's owner (pid and start time) is provably dead: another checkout's
+/// runs, a live harness's runs and a stranger's files are never touched.
+/// </summary>
+public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmEntries, int PerfMaps, int Cores)
+{
+    public bool Any => Cgroups + Processes + Ledgers + ShmEntries + PerfMaps + Cores > 0;
+
+    public override string ToString() =>
+        $"removed what killed harnesses left: {Cgroups} cgroup(s) ({Processes} process(es) killed), {Ledgers} ledger(s), "
+        + $"{ShmEntries} /dev/shm entr{(ShmEntries == 1 ? "y" : "ies")}, {PerfMaps} perf map(s), {Cores} core(s)";
+
+    /// <summary>Whether the owner "PID-START" (a harness: pid and start time) is provably dead: no process has that pid
+    /// with that start time, so a reused pid is not taken for it.</summary>
+    public static bool OwnerDead(string owner) =>
+        owner.Split('-') is [var p, var st] && int.TryParse(p, out var pid) && long.TryParse(st, out var start)
+        && !ProcStat.Alive(pid, start);
+
+    public static Leftovers Clean(string ledgerDir)
+    {
+        int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0;
+        if (Directory.Exists(ledgerDir))
+            foreach (var ledger in Directory.GetFiles(ledgerDir, "harness-*.ledger"))
+            {
+                var owner = Path.GetFileNameWithoutExtension(ledger)["harness-".Length..];
+                if (!OwnerDead(owner)) continue;
+                string[] entries;
+                try { entries = File.ReadAllLines(ledger); }
+                catch (IOException) { continue; }
+                foreach (var entry in entries)
+                {
+                    var (kind, what, extra) = entry.Split(' ', 3) switch
+                    {
+                        [var k, var w, var x] => (k, w, x),
+                        [var k, var w] => (k, w, ""),
+                        _ => ("", "", ""),
+                    };
+                    switch (kind)
+                    {
+                        // Only a run cgroup named after this owner, under a cgroup mount.
+                        case "cg" when what.StartsWith("/sys/fs/cgroup/") && Path.GetFileName(what).StartsWith(owner + "-")
+                                       && Directory.Exists(what):
+                            var cg = MemoryCgroup.Open(what);
+                            processes += cg.Members().Count;
+                            if (cg.Remove()) cgroups++;
+                            break;
+                        // The kernel never reuses a pid that is still a group's id, so the group is the run's unless a
+                        // new process has that pid (another start time), and then the run's group is empty anyway.
+                        case "pg" when int.TryParse(what, out var pgid) && long.TryParse(extra, out var start)
+                                       && (ProcStat.StartTime(pgid) is not { } now || now == start):
+                            if (Native.Kill(-pgid, Native.SIGKILL)) processes++;
+                            break;
+                        // The map of a run's process; a live process with that pid is someone else now.
+                        case "map" when int.TryParse(what, out var pid) && !Directory.Exists($"/proc/{pid}"):
+                            if (TryDelete($"/tmp/perf-{pid}.map")) maps++;
+                            break;
+                        // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
+                        case "core" when Directory.Exists(what):
+                            foreach (var core in Directory.GetFiles(what, "core*").Where(IsCoreName))
+                                if (TryDelete(core)) cores++;
+                            break;
+                    }
+                }
+                if (TryDelete(ledger)) ledgers++;
+            }
+        var (shm, shmLedgers) = ShmJanitor.CleanStale(ledgerDir);
+        return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores);
+    }
+
+    private static bool IsCoreName(string path) =>
+        Path.GetFileName(path) is var n && (n == "core" || n.StartsWith("core.") && int.TryParse(n[5..], out _));
+
+    private static bool TryDelete(string file)
+    {
+        try
+        {
+            if (!File.Exists(file)) return false;
+            File.Delete(file);
+            return true;
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { return false; }
+    }
+}

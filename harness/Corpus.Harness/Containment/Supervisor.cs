@@ -1,0 +1,150 @@
+using System.Diagnostics;
+
+namespace Corpus.Harness.Containment;
+
+/// <summary>
+/// The harness's dead-man switch. One small process per harness (supervisor.sh), started at the first contained run,
+/// in its own session, outside every run cgroup, ignoring INT/TERM/HUP. It reads a pipe whose only write end this
+/// process holds (.NET opens pipes O_CLOEXEC, so no run inherits it) and learns every run cgroup and process group as
+/// it comes and goes. When the harness dies, even by SIGKILL, the kernel closes the pipe; on EOF the supervisor kills
+/// what is still listed and removes the cgroups. The same lines go to a ledger in the checkout's .cache/ledger/ so that
+/// a later `corpus run` or `corpus clean` can finish the job if the supervisor itself was killed.
+/// </summary>
+public static class Supervisor
+{
+    private static readonly object Lock = new();
+    private static readonly HashSet<string> Live = [];
+    private static Process? _process;
+    private static string? _ledger;
+
+    /// <summary>This harness: pid and start time (/proc/PID/stat field 22), so a reused pid is never taken for it.</summary>
+    public static string Owner { get; } = $"{Environment.ProcessId}-{ProcStat.StartTime(Environment.ProcessId)}";
+
+    /// <summary>The supervisor's pid, once a contained run has started it.</summary>
+    public static int? Pid { get { lock (Lock) return _process?.Id; } }
+
+    /// <summary>Waits until every run cgroup and process group on record is gone (their runs' Dispose), or the patience ends.</summary>
+    public static bool WaitIdle(TimeSpan patience)
+    {
+        var until = DateTime.UtcNow + patience;
+        while (true)
+        {
+            lock (Lock) if (!Live.Any(e => e.StartsWith("cg ") || e.StartsWith("pg "))) return true;
+            if (DateTime.UtcNow > until) return false;
+            Thread.Sleep(20);
+        }
+    }
+
+    public static string LedgerName => $"harness-{Owner}.ledger";
+
+    /// <summary>Also keep the ledger in this checkout's ledger folder (the harness's `run` does; tests need not).</summary>
+    public static void UseLedger(string ledgerDir)
+    {
+        lock (Lock)
+        {
+            Directory.CreateDirectory(ledgerDir);
+            _ledger = Path.Combine(ledgerDir, LedgerName);
+            WriteLedger();
+        }
+    }
+
+    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "map PID", "core DIR".</summary>
+    public static void Add(string entry)
+    {
+        lock (Lock)
+        {
+            if (!Live.Add(entry)) return;
+            if (entry.StartsWith("cg ") || entry.StartsWith("pg ")) Send(entry);
+            WriteLedger();
+        }
+    }
+
+    public static void Remove(string entry)
+    {
+        lock (Lock)
+        {
+            if (!Live.Remove(entry)) return;
+            if (entry.StartsWith("cg ") || entry.StartsWith("pg ")) Send("-" + entry);
+            WriteLedger();
+        }
+    }
+
+    // The ledger holds what is live now; no ledger means nothing to clean.
+    private static void WriteLedger()
+    {
+        if (_ledger is null) return;
+        try
+        {
+            if (Live.Count == 0) File.Delete(_ledger);
+            else File.WriteAllLines(_ledger, Live);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { }
+    }
+
+    private static void Send(string line)
+    {
+        for (var attempt = 0; attempt < 2; attempt++)
+        {
+            try
+            {
+                if (_process is null || _process.HasExited) Start();
+                _process!.StandardInput.WriteLine(line);
+                _process.StandardInput.Flush();
+                return;
+            }
+            // Someone killed the supervisor: start a new one, which learns everything live from the replay in Start.
+            catch (IOException) { _process = null; }
+        }
+    }
+
+    private static void Start()
+    {
+        try { _process?.Dispose(); } catch (InvalidOperationException) { }
+        var psi = new ProcessStartInfo("setsid") { RedirectStandardInput = true, UseShellExecute = false };
+        // The script travels in the environment so that ps shows a short command line.
+        psi.Environment["CORPUS_SUPERVISOR"] = ScriptText;
+        foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString() })
+            psi.ArgumentList.Add(a);
+        _process = Process.Start(psi) ?? throw new InvalidOperationException("cannot start the corpus supervisor");
+        foreach (var entry in Live.Where(e => e.StartsWith("cg ") || e.StartsWith("pg ")))
+            _process.StandardInput.WriteLine(entry);
+    }
+
+    internal static string ScriptText => Script.Value;
+
+    private static readonly Lazy<string> Script = new(() =>
+    {
+        using var s = typeof(Supervisor).Assembly.GetManifestResourceStream("Corpus.Harness.Containment.supervisor.sh")
+                      ?? throw new InvalidOperationException("supervisor.sh is not embedded in the harness");
+        return new StreamReader(s).ReadToEnd();
+    });
+}
+
+internal static class ProcStat
+{
+    /// <summary>Field 22 of /proc/PID/stat: start time in clock ticks after boot; null when no such process.</summary>
+    public static long? StartTime(int pid)
+    {
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            return long.Parse(stat[(stat.LastIndexOf(')') + 2)..].Split(' ')[19]);
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException or IndexOutOfRangeException)
+        {
+            return null;
+        }
+    }
+
+    /// <summary>Whether that process still runs: same pid, same start time, and not a zombie (which holds nothing).</summary>
+    public static bool Alive(int pid, long start)
+    {
+        if (StartTime(pid) != start) return false;
+        try
+        {
+            var stat = File.ReadAllText($"/proc/{pid}/stat");
+            return stat[stat.LastIndexOf(')') + 2] != 'Z';
+        }
+        catch (IOException) { return false; }
+    }
+}
