@@ -57,6 +57,14 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                         case "map" when int.TryParse(what, out var pid) && !Directory.Exists($"/proc/{pid}"):
                             if (TryDelete($"/tmp/perf-{pid}.map")) maps++;
                             break;
+                        // A Wine cell's runs: prefixes and tmpfs mounts, taken down by the cell's own script.
+                        case "wine" when File.Exists(what) && Directory.Exists(extra):
+                            foreach (var run in Directory.GetDirectories(extra, "run-*"))
+                            {
+                                using var down = System.Diagnostics.Process.Start("bash", [what, "down", run]);
+                                down.WaitForExit(60_000);
+                            }
+                            break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
                         case "core" when Directory.Exists(what):
                             foreach (var core in Directory.GetFiles(what, "core*").Where(IsCoreName))

@@ -48,13 +48,13 @@ public static class Supervisor
         }
     }
 
-    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "map PID", "core DIR".</summary>
+    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "wine CELL_SH DIR", "map PID", "core DIR".</summary>
     public static void Add(string entry)
     {
         lock (Lock)
         {
             if (!Live.Add(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ")) Send(entry);
+            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send(entry);
             WriteLedger();
         }
     }
@@ -64,7 +64,7 @@ public static class Supervisor
         lock (Lock)
         {
             if (!Live.Remove(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ")) Send("-" + entry);
+            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send("-" + entry);
             WriteLedger();
         }
     }

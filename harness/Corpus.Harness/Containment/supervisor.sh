@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The corpus supervisor: the dead-man switch of one harness process (see Supervisor.cs, docs/architecture.md).
 # stdin is a pipe whose only write end the harness holds. The harness writes "cg DIR" / "pg PGID START" when a run's
-# cgroup or process group comes to exist and the same line prefixed with "-" when it is gone. EOF means the harness
+# cgroup or process group comes to exist, "wine CELL_SH DIR" for a Wine cell's folder (its runs' prefixes and
+# tmpfs mounts), and the same line prefixed with "-" when it is gone. EOF means the harness
 # is gone, killed or not: whatever is still listed belonged to a run it did not finish, so kill it and remove it.
 # Usage: bash supervisor.sh HARNESS_PID   (started in its own session, outside every run cgroup)
 # Ctrl-C or a SIGTERM of the harness's group must not stop the one process that cleans up after the harness.
@@ -25,11 +26,12 @@ start_of() {
   echo "${f[19]}"
 }
 
-cgroups=() groups=()
+cgroups=() groups=() wines=()
 for entry in "${!live[@]}"; do
   read -r kind what start _ <<<"$entry"
   case $kind in
     cg) cgroups+=("$what") ;;
+    wine) wines+=("$what $start") ;;
     # The kernel never hands out a pid that is still some group's id, so the group number is ours unless its
     # leader is gone and a new process now has that pid (another start time): then the group is empty anyway.
     pg) now=$(start_of "$what"); [[ -z $now || $now == "$start" ]] && groups+=("$what") ;;
@@ -55,5 +57,10 @@ for dir in "${cgroups[@]}"; do
     rmdir "$dir" 2>/dev/null && { removed=$((removed + 1)); break; }
     sleep 0.02
   done
+done
+# Wine cells last: their processes are dead now, so their tmpfs mounts can go.
+for w in "${wines[@]}"; do
+  read -r cellsh dir <<<"$w"
+  for run in "$dir"/run-*; do [[ -d $run ]] && bash "$cellsh" down "$run" >/dev/null 2>&1; done
 done
 echo "corpus-supervisor: harness $owner ended mid-run: killed ${#killed[@]} process(es) and group(s), removed $removed cgroup(s)" >&2

@@ -108,9 +108,24 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
     public const string CellVariable = "CORPUS_WINE_CELL", RootVariable = "CORPUS_ROOT";
     private readonly string _dir = Path.Combine(cellDir, "wine");
     private readonly string _root = FindRoot(cellDir);
+    private string? _entry;
 
-    public override IReadOnlyDictionary<string, string> Env =>
-        new Dictionary<string, string> { [CellVariable] = _dir, [RootVariable] = _root };
+    /// <summary>The supervisor takes the cell down if the harness dies before <see cref="Dispose"/>.</summary>
+    private void Register()
+    {
+        if (_entry is not null) return;
+        _entry = $"wine {Path.Combine(_root, "harness", "wine", "cell.sh")} {_dir}";
+        Containment.Supervisor.Add(_entry);
+    }
+
+    public override IReadOnlyDictionary<string, string> Env
+    {
+        get
+        {
+            Register();
+            return new Dictionary<string, string> { [CellVariable] = _dir, [RootVariable] = _root };
+        }
+    }
 
     /// <summary>What the last run's Wine and Windows said of themselves (harness/wine/cell.sh writes it).</summary>
     public override string? Describe
@@ -136,6 +151,7 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
         if (Directory.Exists(_dir))
             foreach (var run in Directory.GetDirectories(_dir, "run-*"))
                 ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", run], TimeSpan.FromMinutes(1));
+        if (_entry is not null) Containment.Supervisor.Remove(_entry);
         base.Dispose();
     }
 }

@@ -1,0 +1,43 @@
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>Wine subjects resolve through their kinds, and a user's Wine that cannot run says why.</summary>
+public sealed class WineKindTests : IDisposable
+{
+    private readonly string _root = Directory.CreateTempSubdirectory("corpus-wine-").FullName;
+
+    public void Dispose() => Directory.Delete(_root, recursive: true);
+
+    [Fact]
+    public void WithoutTheTemplateEveryWineSubjectIsUnavailableAndSaysWhy()
+    {
+        foreach (var name in new[] { "wine", "wine-win10", "wine-net10", "wine-net8" })
+        {
+            var s = SubjectKinds.Resolve(name, _root);
+            Assert.NotNull(s.Unavailable);
+            Assert.True(s.Unavailable!.Contains("wine is not installed") || s.Unavailable.Contains("make setup builds it"), s.Unavailable);
+        }
+    }
+
+    [Fact]
+    public void AUsersWineMustExistAndHaveAWineserverBesideIt()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        Assert.Contains("no such file", SubjectKinds.Resolve("wine:/nonexistent/bin/wine", _root).Unavailable);
+        var lone = Path.Combine(_root, "wine");
+        File.WriteAllText(lone, "#!/bin/sh\necho wine-9.0\n");
+        File.SetUnixFileMode(lone, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
+        Assert.Contains("no wineserver beside it", SubjectKinds.Resolve($"wine:{lone}", _root).Unavailable);
+    }
+
+    [Fact]
+    public void NativeAndDotnetWineKindsBuildTheirOwnFlavors()
+    {
+        Assert.True(new WineKind().RunsNativePrograms);
+        Assert.False(new WineDotnetKind().RunsNativePrograms);
+        Assert.Equal("win-x64-net8.0", new DotnetPublish("net8.0", "win-x64").Flavor);
+        Assert.EndsWith("filemapping_leak_win32.exe",
+                        new CmakeBuild("filemapping_leak_win32", "wine-cmake", [], ".exe").ProgramPath(null!, "/out"));
+    }
+}
