@@ -19,7 +19,7 @@ SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
          $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
 
-.PHONY: setup run test unit gate validate clean lost-memory
+.PHONY: setup run test unit gate validate clean lost-memory test-labs
 setup:
 	@ci/setup.sh
 
@@ -40,6 +40,10 @@ unit:
 
 gate:
 	ci/gate.sh
+
+# Every ```sh lab block of every lab (or of LAB=<id>) in a fresh clone; takes minutes, so not part of `make test`.
+test-labs:
+	ci/test-labs.sh $(LAB)
 
 validate: setup
 	$(CORPUS) validate
