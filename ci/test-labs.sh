@@ -49,7 +49,7 @@ split_lab() {
       info = $0; sub(/^```[[:space:]]*/, "", info)
       infence = 1; n_kind = ""
       if (info ~ /^sh lab[[:space:]]*$/) { n_kind = "run"; reason = "" }
-      else if (info ~ /^sh lab-skip/) { n_kind = "skip"; reason = info; sub(/^sh lab-skip:?[[:space:]]*/, "", reason) }
+      else if (info ~ /^[A-Za-z0-9_-]+ lab-skip/) { n_kind = "skip"; reason = info; sub(/^[A-Za-z0-9_-]+ lab-skip:?[[:space:]]*/, "", reason) }
       if (n_kind != "") {
         n++; file = dir "/" n ".sh"; printf "" > file
         printf "%s", pending > (dir "/" n ".exp"); close(dir "/" n ".exp")
