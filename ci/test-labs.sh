@@ -134,7 +134,7 @@ failed=0
 summary=()
 for lab in "${labs[@]}"; do
   dir=$work/$lab; mkdir -p "$dir"
-  split_lab "$root/docs/labs/$lab.md" "$dir"
+  split_lab "$clone/docs/labs/$lab.md" "$dir"
   runnable=$(awk '$3=="run"' "$dir/index" | wc -l); skipped=$(awk '$3=="skip"' "$dir/index" | wc -l)
   if [ "$runnable" -eq 0 ]; then
     echo "test-labs: $lab: FAIL, no block is fenced as \`\`\`sh lab"; failed=1; summary+=("$lab: no runnable blocks"); continue
