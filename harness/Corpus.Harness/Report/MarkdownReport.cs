@@ -209,7 +209,10 @@ public sealed class MarkdownReport(IToolRunner tools)
         }
         File.WriteAllText(Path.Combine(runDir, name + ".dat"), dat.ToString());
         // A little room either side of the data; gnuplot's own autoscale rounds a log axis out to the next decade.
-        var xrange = xs.Count == 0 ? "" : string.Format(inv, "set xrange [{0}:{1}]", xs.Min() / 1.15, xs.Max() * 1.15);
+        // and a tic at each measured size, since a log axis over less than a decade gets at most one labelled tic.
+        var xrange = xs.Count == 0 ? "" : string.Format(inv, "set xrange [{0}:{1}]; set xtics ({2}); set format x '%.0f'",
+                                                        xs.Min() / 1.15, xs.Max() * 1.15,
+                                                        string.Join(", ", xs.Distinct().Order().Select(x => x.ToString(inv))));
         var script = $"""
             set terminal pngcairo size 900,600 font ',11' noenhanced
             set output '{name}.png'
