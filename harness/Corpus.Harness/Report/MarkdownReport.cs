@@ -99,11 +99,9 @@ public sealed class MarkdownReport(IToolRunner tools)
     /// <summary>Which run a capture came from: its own run folder (crash cores), or the run that took the snapshots.</summary>
     private static string RunOf(CellResult c, CaptureRecord x)
     {
-        if (c.ArtifactDir is not null)
-        {
-            var first = Path.GetRelativePath(c.ArtifactDir, x.File).Split(Path.DirectorySeparatorChar)[0];
-            if (c.Runs.Any(r => r.Label == first)) return first;
-        }
+        // A crash capture lives in its run's own folder (.../run0004/core).
+        var folders = x.File.Split(Path.DirectorySeparatorChar);
+        if (c.Runs.FirstOrDefault(r => folders.Contains(r.Label)) is { } own) return own.Label;
         var taking = c.Runs.Where(r => r.Label.StartsWith("capture-", StringComparison.Ordinal)).ToList();
         if (taking.Count == 1) return taking[0].Label;
         return c.Runs.Count == 1 ? c.Runs[0].Label : "—";
