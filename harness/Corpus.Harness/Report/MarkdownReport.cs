@@ -136,8 +136,11 @@ public sealed class MarkdownReport(IToolRunner tools)
         return usable.Select(p => p.X).Distinct().Count() < 2 ? null : ComplexityFit.LogLog(usable);
     }
 
-    /// <summary>The x axis: the case's size argument, named by the unit its runs report when they report one.</summary>
-    private static string SizeLabel(CellResult c) => $"n ({c.Key.Case} {{n}})";
+    /// <summary>
+    /// The x axis: the {n} the case passes to the program. The manifest has no unit for it yet (books, objects…),
+    /// so the label names the argument rather than guess one.
+    /// </summary>
+    private static string SizeLabel(CellResult c) => $"n, the size argument {{n}} of case {c.Key.Case}";
 
     private static string Size(long bytes) => bytes >= 1 << 20 ? $"{bytes / 1048576.0:0.0} MB" : $"{bytes / 1024.0:0.0} KB";
 
