@@ -29,7 +29,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit gate validate clean lost-memory new-repro stress
+.PHONY: setup run test unit gate validate clean lost-memory new-repro stress test-labs
 setup:
 	@ci/setup.sh
 
@@ -57,6 +57,10 @@ unit:
 
 gate:
 	ci/gate.sh
+
+# Every ```sh lab block of every lab (or of LAB=<id>) in a fresh clone; takes minutes, so not part of `make test`.
+test-labs:
+	ci/test-labs.sh $(LAB)
 
 validate: setup
 	$(CORPUS) validate

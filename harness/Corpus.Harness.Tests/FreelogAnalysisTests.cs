@@ -55,4 +55,15 @@ public class FreelogAnalysisTests
     [Fact]
     public void NoFreeInTheCoreIsNotADoubleFree() =>
         Assert.Contains("not a double-free abort", FreelogAnalysis.Parse("no thread is inside _int_free: not a double-free abort").Mismatch(Spec));
+
+    [Fact]
+    public void TheRepeatedFreeIsTheLastMatchingOneBeforeTheAbort()
+    {
+        // malloc reused the address: an older block at the same pointer was freed by main with no managed frames.
+        var reused = RealOutput.Replace("frees of 0x5619f9976ba0: 2\n", "frees of 0x5619f9976ba0: 3\n  free #100 on LWP 9118\n      main +0x10\n");
+        var facts = FreelogAnalysis.Parse(reused);
+        Assert.Equal(3, facts.Frees.Count);
+        Assert.Null(facts.Mismatch(Spec));
+        Assert.Equal(9125, facts.OtherFree(Spec)!.Thread);
+    }
 }

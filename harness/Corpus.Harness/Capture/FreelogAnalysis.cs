@@ -54,10 +54,18 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
         var aborting = Frees.LastOrDefault(f => f.Aborting);
         if (aborting is null || !All(spec.CrashingFrames, aborting.Frames))
             return $"the aborting free of {Pointer} is not in [{string.Join(", ", spec.CrashingFrames)}]";
-        if (!Frees.Any(f => !f.Aborting && f.Thread != CrashThread && All(spec.OtherFrames, f.Frames)))
+        if (OtherFree(spec) is null)
             return $"no other thread freed {Pointer} from [{string.Join(", ", spec.OtherFrames)}]";
         return null;
     }
+
+    /// <summary>
+    /// The free by another thread that the double free repeats: the last one before the aborting free whose frames
+    /// match. malloc reuses addresses, so earlier frees of the same pointer belong to older blocks.
+    /// </summary>
+    public FreeRecord? OtherFree(Model.DoubleFreeSpec spec) =>
+        Frees.LastOrDefault(f => !f.Aborting && f.Thread != CrashThread
+                                 && spec.OtherFrames.All(p => f.Frames.Any(x => Regex.IsMatch(x, p))));
 
     [GeneratedRegex(@"^crashing thread LWP (\d+) aborted in free\((0x[0-9a-f]+)\)")]
     private static partial Regex Crashing();

@@ -124,18 +124,20 @@ public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, d
     public static readonly ProcessPattern DefaultClean = new("zero", ["REPRO-DONE"], null);
 }
 
+/// <param name="SizeUnit">What {n} counts, for the plot's axis (e.g. "books").</param>
 public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, double ReproducedMin, double CleanMax,
-                                    double MinR2, double RepeatUnderSec)
+                                    double MinR2, double RepeatUnderSec, string? SizeUnit = null)
 {
     public static ComplexitySpec Read(Fields f)
     {
-        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec");
+        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit");
         // Exponents of a power law: above 0 (time grows with n) and at most 10. repeatUnderSec 0: each size runs once.
         var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"),
                                       f.NumberOr("reproducedMin", null, required: true, min: 0, above: true, max: 10)!.Value,
                                       f.NumberOr("cleanMax", null, required: true, min: 0, above: true, max: 10)!.Value,
                                       f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
-                                      f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value);
+                                      f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
+                                      f.StringOr("sizeUnit", null));
         if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
         if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
         if (spec.CleanMax >= spec.ReproducedMin)

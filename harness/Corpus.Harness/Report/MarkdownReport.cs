@@ -3,10 +3,15 @@ using System.Text;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Report;
 
 /// <summary>report.md with one table of cells and a gnuplot log-log plot per complexity case.</summary>
+/// <remarks>
+/// The sweep keeps only the signature's metric in <see cref="CellResult.Series"/>; the plot and its table add the
+/// program's other timings (e.g. serialize_s beside deserialize_s) from every run's METRIC numbers.
+/// </remarks>
 public sealed class MarkdownReport(IToolRunner tools)
 {
     public void Write(string runDir, string runId, IReadOnlyList<CellResult> cells, IReadOnlyList<string> inputErrors, double seconds)
@@ -17,7 +22,7 @@ public sealed class MarkdownReport(IToolRunner tools)
         md.AppendLine($"{cells.Count} cells in {seconds:0} s; {failed} differ from expected/; {inputErrors.Count} input errors.").AppendLine();
         foreach (var e in inputErrors) md.AppendLine($"- **input error**: {e}");
         if (inputErrors.Count > 0) md.AppendLine();
-        md.AppendLine("| repro | case | variant | subject | outcome | expected | gate | key metrics | detail |");
+        md.AppendLine("| repro | case | variant | subject | outcome | expected | gate | key figures | detail |");
         md.AppendLine("|---|---|---|---|---|---|---|---|---|");
         foreach (var c in cells)
             md.AppendLine($"| {c.Key.Repro} | {c.Key.Case} | {c.Key.Variant} | {c.Key.Subject} | {c.Outcome.Name()} | "
@@ -30,11 +35,21 @@ public sealed class MarkdownReport(IToolRunner tools)
             md.AppendLine($"## {group.Key.Repro}: {group.Key.Case}").AppendLine();
             var png = Plot(runDir, name, group.ToList());
             if (png is not null) md.AppendLine($"![{group.First().SeriesMetric} against n]({png})").AppendLine();
-            md.AppendLine($"| subject | n | {group.First().SeriesMetric} | exponent | r² |").AppendLine("|---|---|---|---|---|");
+            var metrics = group.SelectMany(c => Curves(c).Keys).Distinct().ToList();
+            md.AppendLine($"| subject | {SizeLabel(group.First())} | {string.Join(" | ", metrics)} |")
+              .AppendLine("|---|---|" + string.Concat(metrics.Select(_ => "---|")));
             foreach (var c in group)
-                foreach (var p in c.Series)
-                    md.AppendLine($"| {c.Key.Subject} | {p.X:0} | {p.Y:0.000} | {c.Metrics.GetValueOrDefault("exponent")} | {c.Metrics.GetValueOrDefault("r2")} |");
+            {
+                var curves = Curves(c);
+                foreach (var x in curves.Values.SelectMany(v => v.Select(p => p.X)).Distinct().Order())
+                    md.AppendLine($"| {c.Key.Subject} | {x:0} | " + string.Join(" | ", metrics.Select(k =>
+                        curves.TryGetValue(k, out var pts) && pts.FirstOrDefault(p => p.X == x) is { } pt ? pt.Y.ToString("0.000", CultureInfo.InvariantCulture) : "")) + " |");
+                md.AppendLine($"| {c.Key.Subject} | slope | " + string.Join(" | ", metrics.Select(k =>
+                    curves.TryGetValue(k, out var pts) && Slope(pts) is { } sl ? $"{sl.Exponent:0.00} (r² {sl.R2:0.000})" : "")) + " |");
+            }
             md.AppendLine();
+            md.AppendLine($"The verdict uses {group.First().SeriesMetric}: its exponent is the median pair slope "
+                          + "(the `exponent` in the table above); the slopes here are least-squares fits, each point the fastest run at that size.").AppendLine();
         }
         foreach (var c in cells.Where(c => c.TimeSeries.Count > 0))
         {
@@ -46,20 +61,99 @@ public sealed class MarkdownReport(IToolRunner tools)
         if (captures.Count > 0)
         {
             md.AppendLine("## Captures").AppendLine();
-            md.AppendLine("| cell | backend | at (s) | size | write time (s) | top frames of the busiest thread |").AppendLine("|---|---|---|---|---|---|");
+            md.AppendLine("| cell | run | backend | at (s) | size | write time (s) | thread | top frames |").AppendLine("|---|---|---|---|---|---|---|---|");
             foreach (var (c, x) in captures)
-                md.AppendLine($"| {c.Key} | {x.Backend} | {x.AtSeconds:0.0} | {Size(x.Bytes)} | {x.Seconds:0.00} | {Escape(TopFrames(x))} |");
+            {
+                var (thread, frames) = Thread(x);
+                md.AppendLine($"| {c.Key} | {RunOf(c, x)} | {x.Backend} | {x.AtSeconds:0.0} | {Size(x.Bytes)} | {x.Seconds:0.00} | "
+                              + $"{Escape(thread)} | {Escape(frames)} |");
+            }
             md.AppendLine();
         }
+        // Evidence the manifest asked for and that was not captured is said here, not left out.
+        var missed = cells.SelectMany(c => c.CaptureErrors.Select(e => (c, e))).ToList();
+        if (missed.Count > 0)
+        {
+            md.AppendLine("## Capture errors").AppendLine();
+            md.AppendLine("| cell | what was asked for and not captured |").AppendLine("|---|---|");
+            foreach (var (c, e) in missed) md.AppendLine($"| {c.Key} | {Escape(e)} |");
+            md.AppendLine();
+        }
+        var capped = cells.SelectMany(c => c.Captures.Where(x => x.Note?.Contains("cap for kept cores") == true)).Count();
+        if (capped > 0) md.AppendLine($"{capped} core(s) over the {RunOptions.DefaultMaxCoreMB} MB cap for kept cores were deleted after reading.").AppendLine();
         md.AppendLine("Re-run any cell with the `rerun` command in `summary.json`; cells that differ from expected/ keep their artifacts.");
         File.WriteAllText(Path.Combine(runDir, "report.md"), md.ToString());
     }
 
-    private static string TopFrames(CaptureRecord x)
+    /// <summary>
+    /// The thread a capture is about: the crashing one when the capture holds a crash (marked "crashing"), else the
+    /// thread with the deepest stack, the one doing the work in a timed snapshot.
+    /// </summary>
+    private static (string Thread, string Frames) Thread(CaptureRecord x)
     {
-        var t = x.Threads.OrderByDescending(t => t.Frames.Count).FirstOrDefault();
-        return t is null ? x.Note ?? "" : $"{t.Thread}: " + string.Join(" ← ", t.Frames.Take(3));
+        var crashing = x.Threads.FirstOrDefault(t => t.Thread.Contains("aborting", StringComparison.Ordinal));
+        if (crashing is not null)
+        {
+            var others = x.Threads.Where(t => t != crashing).Select(t => t.Thread.Split(' ', 3)[..2]).Select(a => string.Join(' ', a)).Distinct();
+            var name = $"**crashing**: {crashing.Thread.Replace(" (aborting)", "")}";
+            var also = others.Any() ? $"; the same pointer was freed before by {string.Join(", ", others)}" : "";
+            return (name + also, Top(crashing));
+        }
+        var busiest = x.Threads.OrderByDescending(t => t.Frames.Count).FirstOrDefault();
+        return busiest is null ? ("—", x.Note ?? "") : ($"busiest: {busiest.Thread}", Top(busiest));
     }
+
+    // Mono stops a thread for SIGQUIT at a safepoint poll; the method that reached the poll is the real top frame.
+    private static string Top(ThreadStack t) =>
+        string.Join(" ← ", t.Frames.Where(f => !f.Contains("mono_threads_state_poll", StringComparison.Ordinal)).Take(3));
+
+    /// <summary>Which run a capture came from: its own run folder (crash cores), or the run that took the snapshots.</summary>
+    private static string RunOf(CellResult c, CaptureRecord x)
+    {
+        if (x.Run is { } run) return run;
+        // A crash capture lives in its run's own folder (.../run0004/core).
+        var folders = x.File.Split(Path.DirectorySeparatorChar);
+        if (c.Runs.FirstOrDefault(r => folders.Contains(r.Label)) is { } own) return own.Label;
+        var taking = c.Runs.Where(r => r.Label.StartsWith("capture-", StringComparison.Ordinal)).ToList();
+        if (taking.Count == 1) return taking[0].Label;
+        return c.Runs.Count == 1 ? c.Runs[0].Label : "—";
+    }
+
+    /// <summary>
+    /// Every timing the program reported, per size: the sweep's own metric from the series, and the other METRIC
+    /// numbers with the same unit suffix (e.g. serialize_s beside deserialize_s) from the runs, fastest run per size.
+    /// </summary>
+    private static Dictionary<string, List<SeriesPoint>> Curves(CellResult c)
+    {
+        var curves = new Dictionary<string, List<SeriesPoint>>();
+        if (c.SeriesMetric is not { } main) return curves;
+        curves[main] = c.Series.ToList();
+        var suffix = main.Contains('_') ? main[main.LastIndexOf('_')..] : null;
+        if (suffix is null) return curves;
+        var bySize = c.Runs.Where(r => !r.Label.StartsWith("capture-", StringComparison.Ordinal) && r.Metrics.ContainsKey("n"));
+        foreach (var key in c.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
+        {
+            var pts = bySize.Where(r => r.Metrics.ContainsKey(key))
+                            .GroupBy(r => r.Metrics["n"])
+                            .Select(g => new SeriesPoint(g.Key, g.Min(r => r.Metrics[key])))
+                            .OrderBy(p => p.X).ToList();
+            if (pts.Count > 0) curves[key] = pts;
+        }
+        return curves;
+    }
+
+    private static ComplexityFit? Slope(List<SeriesPoint> pts)
+    {
+        var usable = pts.Where(p => p.X > 0 && p.Y > 0).Select(p => (p.X, p.Y)).ToList();
+        return usable.Select(p => p.X).Distinct().Count() < 2 ? null : ComplexityFit.LogLog(usable);
+    }
+
+    /// <summary>
+    /// The x axis: the {n} the case passes to the program. The manifest has no unit for it yet (books, objects…),
+    /// so the label names the argument rather than guess one.
+    /// </summary>
+    private static string SizeLabel(CellResult c) =>
+        c.SeriesUnit is { } unit ? $"{unit} (n)" : $"n, the size argument {{n}} of case {c.Key.Case}";
 
     private static string Size(long bytes) => bytes >= 1 << 20 ? $"{bytes / 1048576.0:0.0} MB" : $"{bytes / 1024.0:0.0} KB";
 
@@ -83,7 +177,7 @@ public sealed class MarkdownReport(IToolRunner tools)
         }
         File.WriteAllText(Path.Combine(runDir, name + ".dat"), dat.ToString());
         var script = string.Join("\n",
-            "set terminal pngcairo size 900,500 font ',11'",
+            "set terminal pngcairo size 900,500 font ',11' noenhanced",
             $"set output '{name}.png'",
             "set grid",
             "set key top left",
@@ -108,24 +202,40 @@ public sealed class MarkdownReport(IToolRunner tools)
         var inv = CultureInfo.InvariantCulture;
         var dat = new StringBuilder();
         var plots = new List<string>();
+        var xs = new List<double>();
+        var index = 0;
         for (var i = 0; i < cells.Count; i++)
         {
             var c = cells[i];
-            dat.AppendLine($"# {c.Key.Subject}");
-            foreach (var p in c.Series) dat.AppendLine(string.Format(inv, "{0} {1}", p.X, p.Y));
-            dat.AppendLine().AppendLine();
-            var exp = c.Metrics.TryGetValue("exponent", out var e) ? string.Format(inv, " (slope {0:0.00})", e) : "";
-            plots.Add($"'{name}.dat' index {i} using 1:2 with linespoints lw 2 pt 7 title '{c.Key.Subject} {c.Key.Variant}{exp}'");
+            var color = i + 1;
+            foreach (var (metric, points) in Curves(c))
+            {
+                dat.AppendLine($"# {c.Key.Subject} {metric}");
+                foreach (var p in points) dat.AppendLine(string.Format(inv, "{0} {1}", p.X, p.Y));
+                dat.AppendLine().AppendLine();
+                xs.AddRange(points.Select(p => p.X));
+                var own = metric == c.SeriesMetric;
+                var slope = own && c.Metrics.TryGetValue("exponent", out var e) ? string.Format(inv, "slope {0:0.00}", e)
+                            : Slope(points) is { } f ? string.Format(inv, "slope {0:0.00}", f.Exponent) : "";
+                plots.Add($"'{name}.dat' index {index++} using 1:2 with linespoints lw 2 lc {color} "
+                          + $"{(own ? "dt 1 pt 7" : "dt 2 pt 6")} title '{c.Key.Subject} {metric} ({slope})'");
+            }
         }
         File.WriteAllText(Path.Combine(runDir, name + ".dat"), dat.ToString());
+        // A little room either side of the data; gnuplot's own autoscale rounds a log axis out to the next decade.
+        // and a tic at each measured size, since a log axis over less than a decade gets at most one labelled tic.
+        var xrange = xs.Count == 0 ? "" : string.Format(inv, "set xrange [{0}:{1}]; set xtics ({2}); set format x '%.0f'",
+                                                        xs.Min() / 1.15, xs.Max() * 1.15,
+                                                        string.Join(", ", xs.Distinct().Order().Select(x => x.ToString(inv))));
         var script = $"""
-            set terminal pngcairo size 900,600 font ',11'
+            set terminal pngcairo size 900,600 font ',11' noenhanced
             set output '{name}.png'
             set logscale xy
             set grid
             set key top left
-            set xlabel 'objects (n)'
-            set ylabel '{cells[0].SeriesMetric} (seconds)'
+            {xrange}
+            set xlabel '{SizeLabel(cells[0])}'
+            set ylabel 'seconds (solid: {cells[0].SeriesMetric}, the verdict; dashed: other timings)'
             set title '{cells[0].Key.Repro}: {cells[0].Key.Case}, log-log'
             plot {string.Join(", \\\n     ", plots)}
             """;

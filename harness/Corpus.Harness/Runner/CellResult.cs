@@ -28,6 +28,8 @@ public sealed class CellResult
     /// <summary>Size against time for the complexity plot; empty for other families.</summary>
     public List<SeriesPoint> Series { get; } = [];
     public string? SeriesMetric { get; set; }
+    /// <summary>What the sweep's size counts (the manifest's complexity.sizeUnit), for the plot's axis.</summary>
+    public string? SeriesUnit { get; set; }
     /// <summary>Named curves over run time (seconds), e.g. Shmem and RSS during a leak.</summary>
     public Dictionary<string, List<SeriesPoint>> TimeSeries { get; } = [];
     /// <summary>The run whose reproduction the evidence is read from (a race's first hit); null for one-run families.</summary>

@@ -21,6 +21,7 @@ public sealed class ComplexityFamily : ISignatureFamily
         var cx = cs.Signature.Complexity!;
         var sizes = cx.Sizes.Order().ToList();
         cell.SeriesMetric = cx.Metric;
+        cell.SeriesUnit = cx.SizeUnit;
         var points = new List<(double N, double Seconds)>();
         RunOutput? largest = null;
         foreach (var n in sizes)

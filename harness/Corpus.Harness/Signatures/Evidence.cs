@@ -82,7 +82,7 @@ internal static class Evidence
         var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrors)})" : facts.Mismatch(spec);
         if (why is null)
         {
-            var other = facts!.Frees.First(f => !f.Aborting && f.Thread != facts.CrashThread);
+            var other = facts!.OtherFree(spec)!;
             cell.Metrics["double_free"] = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
             var aborting = facts.Frees.Last(f => f.Aborting);
             static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]));

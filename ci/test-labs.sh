@@ -1,0 +1,175 @@
+#!/bin/bash
+# Runs the labs as executable documentation: every block fenced as ```sh lab, in order, in one shell per lab, in a
+# fresh clone of this checkout. A block passes when it exits 0 (it runs under `set -e`) and the expectations written
+# just above it hold:
+#   <!-- expect output: PHRASE -->   PHRASE occurs in the block's stdout+stderr (fixed string)
+#   <!-- expect file: PATH -->       PATH exists after the block (shell-expanded: $pid, globs)
+# A lab passes when all its blocks pass and nothing is left behind: no process of its session (or carrying its
+# token in the environment) and no /dev/shm entry. Each lab gets a private /dev/shm (a tmpfs in its own mount
+# namespace), so entries made by other jobs on the host neither count nor get touched.
+# Blocks fenced as ```sh lab-skip: REASON are reported and not run (e.g. they need real Windows).
+#
+# usage: ci/test-labs.sh [LAB_ID...]      (make test-labs [LAB=id]); LAB_TIMEOUT=seconds per lab (default 2400)
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+timeout_s=${LAB_TIMEOUT:-2400}
+keep=${KEEP_LAB_CLONE:-}
+
+die() { echo "test-labs: $*" >&2; exit 2; }
+[ "$(id -u)" = 0 ] || die "needs root (a private /dev/shm per lab is a tmpfs in a new mount namespace)"
+command -v unshare >/dev/null || die "unshare (util-linux) not found"
+
+labs=()
+if [ $# -eq 0 ]; then
+  for f in "$root"/docs/labs/*.md; do labs+=("$(basename "$f" .md)"); done
+else
+  for id in "$@"; do
+    [ -f "$root/docs/labs/$id.md" ] || die "no lab '$id' (docs/labs/$id.md does not exist)"
+    labs+=("$id")
+  done
+fi
+
+work=$(mktemp -d /tmp/test-labs.XXXXXX)
+clone=$work/corpus
+echo "test-labs: cloning $root (HEAD $(git -C "$root" rev-parse --short HEAD)) into $clone"
+git clone -q "$root" "$clone" || die "git clone failed"
+[ -n "$(git -C "$root" status --porcelain)" ] && echo "test-labs: note: uncommitted changes in $root are not in the clone"
+
+# Splits a lab into blocks: $dir/N.sh (the commands), $dir/N.exp (kind<TAB>value lines), $dir/index (N line kind reason).
+split_lab() {
+  awk -v dir="$2" '
+    function flush_pending() { pending = "" }
+    /^<!-- expect (output|file): .* -->[[:space:]]*$/ && !infence {
+      line = $0; sub(/^<!-- expect /, "", line); sub(/[[:space:]]*-->[[:space:]]*$/, "", line)
+      kind = line; sub(/:.*/, "", kind); val = line; sub(/^[a-z]+: /, "", val)
+      pending = pending kind "\t" val "\n"; next
+    }
+    /^```/ && !infence {
+      info = $0; sub(/^```[[:space:]]*/, "", info)
+      infence = 1; n_kind = ""
+      if (info ~ /^sh lab[[:space:]]*$/) { n_kind = "run"; reason = "" }
+      else if (info ~ /^[A-Za-z0-9_-]+ lab-skip/) { n_kind = "skip"; reason = info; sub(/^[A-Za-z0-9_-]+ lab-skip:?[[:space:]]*/, "", reason) }
+      if (n_kind != "") {
+        n++; file = dir "/" n ".sh"; printf "" > file
+        printf "%s", pending > (dir "/" n ".exp"); close(dir "/" n ".exp")
+        printf "%d %d %s %s\n", n, NR, n_kind, reason > (dir "/index")
+      }
+      flush_pending(); next
+    }
+    /^```/ && infence { infence = 0; if (n_kind != "") close(file); n_kind = ""; next }
+    infence && n_kind != "" { print > file; next }
+    /^[[:space:]]*$/ { next }
+    { flush_pending() }
+  ' "$1"
+  touch "$2/index"
+}
+
+# The driver runs inside the lab's session: one shell, so `cd`, variables and `pid=$!` carry from block to block.
+write_driver() {
+  local dir=$1 lab=$2 drv=$1/driver.sh
+  {
+    echo '#!/bin/bash'
+    echo "cd '$clone'"
+    echo 'exec < /dev/null'
+    echo 'check() { # block kind value'
+    echo '  case $2 in'
+    echo '    output) grep -qF -- "$3" "$D/$1.out" || { echo "block $1: output lacks \"$3\"" >> "$D/failures"; return 1; } ;;'
+    echo '    file) local f; f=$(eval "echo $3"); ls -d -- $f >/dev/null 2>&1 || { echo "block $1: no file $3 ($f)" >> "$D/failures"; return 1; } ;;'
+    echo '  esac'
+    echo '}'
+    echo "D='$dir'"
+    while read -r n line kind reason; do
+      [ "$kind" = run ] || continue
+      echo "echo \"start $n \$(date +%s.%N)\" >> \"\$D/status\""
+      echo "set -e"
+      echo "source \"\$D/$n.sh\" > \"\$D/$n.out\" 2>&1"
+      echo "set +e"
+      echo "echo \"end $n \$(date +%s.%N)\" >> \"\$D/status\""
+      while IFS=$'\t' read -r k v; do
+        [ -n "$k" ] || continue
+        printf 'check %s %s %q || exit 101\n' "$n" "$k" "$v"
+      done < "$dir/$n.exp"
+    done < "$dir/index"
+    echo 'exit 0'
+  } > "$drv"
+}
+
+# Runs in the lab's own mount namespace: private /dev/shm, the driver in a new session, then the leftover checks.
+# Prints nothing of its own on success; writes $dir/leftovers and $dir/driver.rc.
+cat > "$work/wrapper.sh" <<'EOF'
+#!/bin/bash
+dir=$1 timeout_s=$2 token=$3
+mount -t tmpfs -o mode=1777 lab-shm /dev/shm || { echo "cannot mount a private /dev/shm" > "$dir/leftovers"; exit 1; }
+LAB_TEST_TOKEN=$token setsid bash "$dir/driver.sh" > "$dir/driver.log" 2>&1 &
+sid=$!
+deadline=$(( $(date +%s) + timeout_s ))
+while kill -0 "$sid" 2>/dev/null && [ "$(date +%s)" -lt "$deadline" ]; do sleep 0.5; done
+if kill -0 "$sid" 2>/dev/null; then
+  echo "timed out after $timeout_s s" > "$dir/timeout"
+  kill -TERM -- -"$sid" 2>/dev/null; sleep 2; kill -KILL -- -"$sid" 2>/dev/null
+fi
+wait "$sid"; echo $? > "$dir/driver.rc"
+# Give processes that are already exiting a moment, then list what is left of the lab.
+ours() {
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}; [ "$p" = $$ ] && continue
+    s=$(awk '{print $6}' /proc/$p/stat 2>/dev/null) || continue
+    if [ "$s" = "$sid" ] || grep -qa "LAB_TEST_TOKEN=$token" /proc/$p/environ 2>/dev/null; then echo "$p"; fi
+  done
+}
+for i in 1 2 3 4 5 6; do [ -z "$(ours)" ] && break; sleep 0.5; done
+: > "$dir/leftovers"
+for p in $(ours); do
+  echo "process $p left running: $(tr '\0' ' ' < /proc/$p/cmdline 2>/dev/null | cut -c1-160)" >> "$dir/leftovers"
+  kill -KILL "$p" 2>/dev/null
+done
+for f in /dev/shm/* /dev/shm/.[!.]*; do
+  [ -e "$f" ] && echo "/dev/shm entry left behind: $(basename "$f") ($(stat -c %s "$f") bytes)" >> "$dir/leftovers"
+done
+exit 0
+EOF
+
+failed=0
+summary=()
+for lab in "${labs[@]}"; do
+  dir=$work/$lab; mkdir -p "$dir"
+  split_lab "$clone/docs/labs/$lab.md" "$dir"
+  runnable=$(awk '$3=="run"' "$dir/index" | wc -l); skipped=$(awk '$3=="skip"' "$dir/index" | wc -l)
+  if [ "$runnable" -eq 0 ]; then
+    echo "test-labs: $lab: FAIL, no block is fenced as \`\`\`sh lab"; failed=1; summary+=("$lab: no runnable blocks"); continue
+  fi
+  write_driver "$dir" "$lab"
+  echo "test-labs: $lab: $runnable blocks ($skipped not runnable here), log in $dir"
+  t0=$(date +%s)
+  unshare --mount --propagation private bash "$work/wrapper.sh" "$dir" "$timeout_s" "$lab-$$-$RANDOM"
+  secs=$(( $(date +%s) - t0 ))
+  rc=$(cat "$dir/driver.rc" 2>/dev/null || echo "?")
+  problems=()
+  last=$(awk '$1=="start"{n=$2} END{print n}' "$dir/status" 2>/dev/null)
+  if [ -f "$dir/timeout" ]; then problems+=("block $last (line $(awk -v n="$last" '$1==n{print $2}' "$dir/index")): $(cat "$dir/timeout")"); fi
+  if [ "$rc" = 101 ]; then
+    while read -r l; do problems+=("$l"); done < "$dir/failures"
+  elif [ "$rc" != 0 ] && [ ! -f "$dir/timeout" ]; then
+    problems+=("block $last (line $(awk -v n="$last" '$1==n{print $2}' "$dir/index")) exited $rc")
+  fi
+  while read -r l; do [ -n "$l" ] && problems+=("$l"); done < "$dir/leftovers"
+  # Per block: seconds and result.
+  while read -r n line kind reason; do
+    if [ "$kind" = skip ]; then printf '  block %2d (line %3d): not runnable here: %s\n' "$n" "$line" "$reason"; continue; fi
+    s=$(awk -v n="$n" '$1=="start"&&$2==n{a=$3} $1=="end"&&$2==n{b=$3} END{if(a&&b) printf "%.1f s", b-a; else if(a) print "failed"; else print "not reached"}' "$dir/status" 2>/dev/null)
+    printf '  block %2d (line %3d): %s\n' "$n" "$line" "$s"
+  done < "$dir/index"
+  if [ ${#problems[@]} -eq 0 ]; then
+    echo "test-labs: $lab: PASS in $secs s"; summary+=("$lab: pass, $secs s")
+  else
+    failed=1
+    echo "test-labs: $lab: FAIL in $secs s"; for p in "${problems[@]}"; do echo "    $p"; done
+    [ -n "$last" ] && [ -f "$dir/$last.out" ] && { echo "    last output of block $last:"; tail -15 "$dir/$last.out" | sed 's/^/      /'; }
+    summary+=("$lab: FAIL, $secs s")
+  fi
+done
+
+echo "test-labs: ${summary[*]/%/;}"
+if [ -z "$keep" ] && [ $failed -eq 0 ]; then rm -rf "$work"; else echo "test-labs: logs kept in $work"; fi
+exit $failed
