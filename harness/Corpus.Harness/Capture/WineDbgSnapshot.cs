@@ -1,0 +1,132 @@
+using System.Diagnostics;
+using System.Text.RegularExpressions;
+using Corpus.Harness.Containment;
+
+namespace Corpus.Harness.Capture;
+
+/// <summary>
+/// procdump -ma under Wine: winedbg, run in the target's own cell (its WINEPREFIX and TMPDIR, read from the target's
+/// environment), writes a minidump of the Windows process and every thread's native stack. Managed frames of a
+/// Windows .NET process are not named: the DAC does not cross from Linux to a Windows process.
+/// </summary>
+public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
+{
+    public string Name => "winedbg";
+    public string? Unavailable => File.Exists(winedbg) ? null : $"no winedbg at {winedbg}";
+
+    public async Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
+    {
+        var at = target.Elapsed;
+        var env = CellEnvironment(target.Pid);
+        var comm = File.ReadAllText($"/proc/{target.Pid}/comm").Trim();
+        var clock = Stopwatch.StartNew();
+        var list = await RunAsync(env, ["--command", "info process"]);
+        var wpid = WindowsPid(list, comm)
+                   ?? throw new InvalidOperationException($"winedbg lists no process named like '{comm}': {list.Trim()}");
+        var dump = Path.Combine(dir, $"snapshot-{index}.mdmp");
+        await RunAsync(env, ["--minidump", dump, $"0x{wpid}"]);
+        if (!File.Exists(dump)) throw new InvalidOperationException($"winedbg --minidump wrote no {dump}");
+        var seconds = clock.Elapsed.TotalSeconds;
+        // "bt all" walks every process of the cell and hangs on one that exits meanwhile: attach to ours only.
+        var tids = ThreadIds(await RunAsync(env, ["--command", "info thread"]), wpid);
+        var script = Path.Combine(dir, $"snapshot-{index}.winedbg");
+        File.WriteAllLines(script, [$"attach 0x{wpid}", .. tids.Select(t => $"bt 0x{t}"), "detach", "quit"]);
+        var bt = await RunAsync(env, ["--file", script]);
+        File.WriteAllText(Path.Combine(dir, $"snapshot-{index}.threads.txt"), bt);
+        return new CaptureRecord(Name, dump, new FileInfo(dump).Length, Math.Round(seconds, 3), Math.Round(at, 3), Threads(bt, tids),
+                                 "native stacks of every thread (winedbg bt); managed frames are not named under Wine");
+    }
+
+    /// <summary>The Wine variables of the target's own environment, so winedbg talks to the cell's wineserver.</summary>
+    private static Dictionary<string, string> CellEnvironment(int pid)
+    {
+        var env = new Dictionary<string, string>();
+        foreach (var entry in File.ReadAllText($"/proc/{pid}/environ").Split('\0'))
+            if (entry.IndexOf('=') is var eq and > 0 && entry[..eq] is "WINEPREFIX" or "TMPDIR" or "HOME" or "WINESERVER" or "DISPLAY")
+                env[entry[..eq]] = entry[(eq + 1)..];
+        if (!env.ContainsKey("WINEPREFIX")) throw new InvalidOperationException($"process {pid} has no WINEPREFIX: not a Wine process");
+        env["WINEDEBUG"] = "-all";
+        return env;
+    }
+
+    private async Task<string> RunAsync(Dictionary<string, string> env, string[] args)
+    {
+        var psi = new ProcessStartInfo(winedbg) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        foreach (var a in args) psi.ArgumentList.Add(a);
+        foreach (var kv in env) psi.Environment[kv.Key] = kv.Value;
+        using var p = Process.Start(psi)!;
+        p.StandardInput.Close();
+        var output = p.StandardOutput.ReadToEndAsync();
+        var errors = p.StandardError.ReadToEndAsync();
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+        try { await p.WaitForExitAsync(timeout.Token); }
+        catch (OperationCanceledException)
+        {
+            p.Kill(entireProcessTree: true);
+            throw new InvalidOperationException($"winedbg {string.Join(' ', args)} took more than a minute");
+        }
+        return await output + await errors;
+    }
+
+    /// <summary>The hex Windows pid of the process whose executable starts with the Linux comm (15 characters of it).</summary>
+    public static string? WindowsPid(string infoProcess, string comm)
+    {
+        foreach (Match m in ProcessLine().Matches(infoProcess))
+            if (m.Groups[2].Value.StartsWith(comm, StringComparison.OrdinalIgnoreCase)) return m.Groups[1].Value;
+        return null;
+    }
+
+    /// <summary>The thread ids winedbg's `info thread` lists under one process.</summary>
+    public static IReadOnlyList<string> ThreadIds(string infoThread, string wpid)
+    {
+        var ids = new List<string>();
+        var ours = false;
+        foreach (var line in infoThread.Split('\n'))
+        {
+            if (ThreadOwner().Match(line) is { Success: true } owner)
+                ours = Convert.ToInt64(owner.Groups[1].Value, 16) == Convert.ToInt64(wpid, 16);
+            else if (ours && ThreadLine().Match(line) is { Success: true } t) ids.Add(t.Groups[1].Value);
+        }
+        return ids;
+    }
+
+    /// <summary>One "Backtrace:" block per thread asked for, in order; frames as module!function (or module+offset).</summary>
+    public static IReadOnlyList<ThreadStack> Threads(string bt, IReadOnlyList<string> tids)
+    {
+        var threads = new List<ThreadStack>();
+        List<string>? frames = null;
+        foreach (var line in bt.Split('\n'))
+        {
+            if (line.StartsWith("Backtrace:"))
+            {
+                frames = [];
+                threads.Add(new ThreadStack($"thread 0x{(threads.Count < tids.Count ? tids[threads.Count] : "?")}", frames));
+                continue;
+            }
+            if (frames is null || Frame().Match(line) is not { Success: true } f) continue;
+            var what = f.Groups[1].Value;
+            var module = Module().Match(what) is { Success: true } mm ? mm.Groups[1].Value : "?";
+            frames.Add(what.StartsWith("in ") ? $"{module}{Offset().Match(what).Groups[1].Value}"
+                       : $"{module}!{what[..(what.IndexOfAny(['(', ' ', '[']) is var i and >= 0 ? i : what.Length)]}");
+        }
+        return threads;
+    }
+
+    [GeneratedRegex(@"^\s*=?(?:0x)?([0-9a-f]{8})\s+\d+\s+(?:\\_ )?'([^']+)'", RegexOptions.Multiline)]
+    private static partial Regex ProcessLine();
+
+    [GeneratedRegex(@"^([0-9a-f]{8}) ")]
+    private static partial Regex ThreadOwner();
+
+    [GeneratedRegex(@"^\t([0-9a-f]{8})\s")]
+    private static partial Regex ThreadLine();
+
+    [GeneratedRegex(@"^\s*(?:=>)?\s*\d+ 0x[0-9a-f]+ (.*)$")]
+    private static partial Regex Frame();
+
+    [GeneratedRegex(@"(?:^| )in ([\w.\-]+) \(")]
+    private static partial Regex Module();
+
+    [GeneratedRegex(@"\((\+0x[0-9a-f]+)\)")]
+    private static partial Regex Offset();
+}
