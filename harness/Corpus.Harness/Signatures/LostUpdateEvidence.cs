@@ -98,9 +98,10 @@ internal static class LostUpdateEvidence
     private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, out EventRingFacts? facts)
     {
         facts = null;
-        if (label is null) return "no hit run to read the event ring from";
         CaptureRecord? core;
-        lock (cell.Captures) core = cell.Captures.FirstOrDefault(c => c.Backend == "core" && c.Run == label);
+        // A race names its hit run; a one-run family has one run and at most one core.
+        lock (cell.Captures) core = cell.Captures.LastOrDefault(c => c.Backend == "core" && (label is null || c.Run == label));
+        label ??= core?.Run ?? "the run";
         if (core is null || !File.Exists(core.File))
         {
             List<string> errors;

@@ -28,12 +28,19 @@ def find_ring():
         if (lo, hi) in seen:
             continue
         seen.add((lo, hi))
-        try:
-            at = inf.search_memory(lo, hi - lo, MAGIC)
-        except gdb.error:
-            continue
-        if at is not None:
-            return at
+        start = lo
+        while start < hi:
+            try:
+                at = inf.search_memory(start, hi - start, MAGIC)
+            except gdb.error:
+                break
+            if at is None:
+                break
+            # The magic string itself sits in the program's constants too: a ring has a plausible header.
+            _, threads, slots, esize, claimed, _, _ = HEADER.unpack(bytes(inf.read_memory(at, HEADER.size)))
+            if esize == EVENT.size and 0 < threads <= 4096 and slots and slots & (slots - 1) == 0 and claimed > 0:
+                return at
+            start = at + 1
     return None
 
 at = find_ring()
