@@ -211,9 +211,8 @@ inline Result RunForced(bool stopAfterWrite = false) {
     b.join();
     g.window = nullptr;
     long before = counter->UseCount();
-    Result r{before, g_lostIncrements.load(), g_lostDecrements.load(), g_deletes.load()};
     if (!stopAfterWrite) counter->ReleaseReference();
-    return r;
+    return {before, g_lostIncrements.load(), g_lostDecrements.load(), g_deletes.load()};
 }
 
 }  // namespace refcount

@@ -64,7 +64,7 @@ TEST_F(RefCount, ForcedInterleavingOfTheFixKeepsTheCount) {
 TEST_F(RefCount, StressedFixNeverDropsEarly) {
     Use(Variant::Fix, TraceMode::None);
     for (int attempt = 0; attempt < 20; attempt++) {
-        Result r = RunRace(5, 100000);
+        Result r = RunRace(5, 200000);
         ASSERT_EQ(1, r.countBeforeLastRelease) << "attempt " << attempt;
         ASSERT_EQ(1, r.deletes) << "attempt " << attempt << ": deleted before main's last release";
     }
