@@ -176,6 +176,12 @@ inline Result RunRace(int threadsCount, long iterations) {
     return {before, g_lostIncrements.load(), g_lostDecrements.load(), g_deletes.load()};
 }
 
+// For a debugger: the forced case's object, so a script finds the counter to watch.
+inline CRefCounterBase* g_forcedObject = nullptr;
+
+// Where a recorder (gdb's record full) starts: both threads of the forced case exist and wait.
+__attribute__((noinline)) inline void ForcedGo() { asm volatile(""); }
+
 // The forced interleaving: thread A stops at the yield point between its read and its write; thread B adds a
 // reference there and releases it once A has written. Deterministic: the bug variant deletes the object under
 // main's reference, then A's next Add/Release pair finds the deleted object. `stopAfterWrite` ends before that.
@@ -184,7 +190,9 @@ inline Result RunForced(bool stopAfterWrite = false) {
     g_lostDecrements = 0;
     g_deletes = 0;
     static std::atomic<int> stage;
-    stage = 0;
+    static std::atomic<bool> aDone;
+    aDone = false;
+    stage = -1;  // both threads exist before A starts: gdb's record full cannot follow clone3, so it starts at ForcedGo
     auto wait = [](int s) { while (stage.load() < s) std::this_thread::yield(); };
     g.window = [](const void*) {
         int expect = 0;
@@ -192,6 +200,7 @@ inline Result RunForced(bool stopAfterWrite = false) {
     };
     auto* pCounter = new RefCountedObject();
     CRefCounterBase* counter = pCounter;
+    g_forcedObject = counter;
     counter->AddReference();
     std::thread b([&] {
         wait(1);
@@ -202,11 +211,18 @@ inline Result RunForced(bool stopAfterWrite = false) {
         stage = 4;
     });
     std::thread a([&] {
+        wait(0);
         counter->OnlySingleUser();
         stage = 3;
         wait(4);
         if (!stopAfterWrite) AsyncWorker(counter, 3);
+        aDone = true;
     });
+    ForcedGo();
+    stage = 0;
+    // Spin rather than block in join: under record full a blocking futex in one thread would stall the others.
+    wait(4);
+    while (!aDone.load()) std::this_thread::yield();
     a.join();
     b.join();
     g.window = nullptr;

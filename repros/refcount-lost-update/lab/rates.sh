@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bug's rate per tracing mode: N runs of the raced bug variant, two at a time, and a 95% Wilson interval.
 # usage: rates.sh BUILD_DIR MODE [N] [ITERATIONS]   MODE: none | ring | printf | lttng (needs a running lttng-sessiond)
-# A hit is the write-up's death: SIGABRT with a pure virtual call or a glibc heap check. Other endings are counted apart.
+# A hit is a death of the early-deleted object: a pure virtual call, a glibc heap check, or the same object deleted
+# twice (SIGSEGV through the freed vtable pointer). Other endings are counted apart.
 set -euo pipefail
 build=$1; mode=$2; n=${3:-300}; iterations=${4:-1000000}
 prog=$build/refcount_lost_update
@@ -21,7 +22,7 @@ one() {  # run index
 }
 start=$(date +%s.%N)
 for ((i = 0; i < n; i += 2)); do
-  one "$i" & { ((i + 1 < n)) && one $((i + 1)); }; wait
+  one "$i" & { ((i + 1 < n)) && one $((i + 1)); }; wait 2>/dev/null
 done
 seconds=$(echo "$(date +%s.%N) - $start" | bc)
 trace_bytes=0
@@ -32,7 +33,8 @@ fi
 hits=0; other=0; clean=0; lost=0
 for ((i = 0; i < n; i++)); do
   rc=$(cat "$work/$i.rc")
-  if [[ $rc == 134 ]] && grep -qE 'pure virtual method called|double free|free\(\): |corrupted|malloc\(\): ' "$work/$i.err"; then hits=$((hits + 1))
+  deleted_twice=$(grep -o 'DeleteObject called 0x[0-9a-f]*' "$work/$i.err" | sort | uniq -d | wc -l)
+  if [[ $rc != 0 ]] && { grep -qE 'pure virtual method called|double free|free\(\): |corrupted|malloc\(\): ' "$work/$i.err" || ((deleted_twice)); }; then hits=$((hits + 1))
   elif [[ $rc == 0 ]]; then clean=$((clean + 1))
     grep -q '"lost_increments": 0, "lost_decrements": 0' "$work/$i.out" || lost=$((lost + 1))
   else other=$((other + 1)); fi
