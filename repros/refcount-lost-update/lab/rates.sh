@@ -33,7 +33,7 @@ fi
 hits=0; other=0; clean=0; lost=0
 for ((i = 0; i < n; i++)); do
   rc=$(cat "$work/$i.rc")
-  deleted_twice=$(grep -o 'DeleteObject called 0x[0-9a-f]*' "$work/$i.err" | sort | uniq -d | wc -l)
+  deleted_twice=$(grep -o 'DeleteObject called 0x[0-9a-f]*' "$work/$i.err" | sort | uniq -d | wc -l || true)
   if [[ $rc != 0 ]] && { grep -qE 'pure virtual method called|double free|[a-z_]+\(\): |corrupted' "$work/$i.err" || ((deleted_twice)); }; then hits=$((hits + 1))
   elif [[ $rc == 0 ]]; then clean=$((clean + 1))
     grep -q '"lost_increments": 0, "lost_decrements": 0' "$work/$i.out" || lost=$((lost + 1))
