@@ -15,11 +15,20 @@
 #include <x86intrin.h>
 #endif
 
+// mingw keeps an inline variable's COMDAT in .data, so on Windows the ring is in the .exe file: keep it small there.
 #ifndef EVENTRING_THREADS
+#ifdef _WIN32
+#define EVENTRING_THREADS 8
+#else
 #define EVENTRING_THREADS 32
 #endif
+#endif
 #ifndef EVENTRING_SLOTS
+#ifdef _WIN32
+#define EVENTRING_SLOTS (1u << 13)
+#else
 #define EVENTRING_SLOTS (1u << 16)  // per thread; a power of two
+#endif
 #endif
 
 namespace eventring {
