@@ -211,6 +211,33 @@ public sealed record DoubleFreeSpec(IReadOnlyList<string> CrashingFrames, IReadO
     }
 }
 
+/// <summary>
+/// Lost-update facts from the crash core's event ring (harness/native/eventring): an exchange that wrote back a
+/// value its thread had read over a different one. Lost: increment, decrement or any; BeforeDelete: the lost
+/// update precedes the object's first delete in the ring. Script: eventring.py, found from the manifest's place.
+/// </summary>
+public sealed record LostUpdateSpec(string Lost, bool BeforeDelete, string Script)
+{
+    public static LostUpdateSpec Read(Fields f)
+    {
+        f.AllowOnly("lost", "beforeDelete");
+        var lost = f.Enum("lost", new Dictionary<string, string> { ["increment"] = "increment", ["decrement"] = "decrement", ["any"] = "any" },
+                          "increment", required: false);
+        // repros/<id>/repro.json: the corpus root is two folders up.
+        var script = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(Path.GetFullPath(f.File))!, "..", "..",
+                                                   "harness", "native", "eventring", "eventring.py"));
+        if (!System.IO.File.Exists(script)) throw f.Error($"needs {script}, the event ring reader, which is missing");
+        return new LostUpdateSpec(lost, f.BoolOr("beforeDelete", true), script);
+    }
+
+    public bool Matches(Signatures.LostUpdate l) => Lost switch
+    {
+        "increment" => l.Found > l.Wrote,
+        "decrement" => l.Found < l.Wrote,
+        _ => l.Found != l.Wrote,
+    };
+}
+
 /// <summary>On a crash: keep the core, and optionally record every free() (freelog) to name who freed what.</summary>
 public sealed record CrashCapture(bool Core, bool Freelog)
 {
@@ -243,11 +270,13 @@ public sealed record StacksSpec(string Frame)
 /// <summary>The facts that prove this bug; at least one family must be present.</summary>
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
                                StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
-                               UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null)
+                               UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null,
+                               LostUpdateSpec? LostUpdate = null)
 {
     public static Signature Read(Fields f)
     {
-        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree");
+        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree",
+                    "lostUpdate");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
@@ -263,7 +292,8 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         var heap = f.ObjectOr("heap") is { } hp ? HeapSpec.Read(hp) : null;
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
         var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree);
+        var lostUpdate = f.ObjectOr("lostUpdate") is { } lu ? LostUpdateSpec.Read(lu) : null;
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate);
     }
 }
 
@@ -335,6 +365,8 @@ public sealed partial record Manifest(
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null);
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
+            if (spec.Signature.LostUpdate is not null && spec.Crash is not { Core: true })
+                throw c.Error("a lostUpdate signature needs the crash capture with its core", "signature.lostUpdate");
             if (spec.Program != "main" && spec.CmakeTarget is null)
                 throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)

@@ -16,6 +16,7 @@ internal static class Evidence
     {
         CheckStacks(sig, cell);
         CheckHeap(sig, cell, backend.HeapFacts);
+        LostUpdateEvidence.Check(sig, cell, cell.HitRun);
         if (cell.HitRun is { } hit) CheckDoubleFree(sig, cell, hit);
         else if (sig.DoubleFree is not null)
         {

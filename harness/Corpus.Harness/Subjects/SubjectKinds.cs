@@ -5,7 +5,8 @@ namespace Corpus.Harness.Subjects;
 /// <summary>The registry of subject kinds: the only place that lists them.</summary>
 public static class SubjectKinds
 {
-    public static readonly IReadOnlyList<ISubjectKind> All = [new MonoKind(), new CoreClrKind(), new NativeKind(), new WineKind(), new WineDotnetKind()];
+    public static readonly IReadOnlyList<ISubjectKind> All =
+        [new MonoKind(), new CoreClrKind(), new NativeKind(), new SanitizerKind(), new WineKind(), new WineDotnetKind()];
 
     public static IEnumerable<string> BuiltIns => All.SelectMany(k => k.BuiltIns);
 

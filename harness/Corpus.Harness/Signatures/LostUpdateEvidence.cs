@@ -1,0 +1,122 @@
+using System.Text.RegularExpressions;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Signatures;
+
+/// <param name="Found">The value the exchange found (what other threads had made of the counter).</param>
+/// <param name="Wrote">The value it wrote back: the one its thread had read before.</param>
+public sealed record LostUpdate(string Object, int Thread, long Found, long Wrote, bool BeforeDelete)
+{
+    public bool LostIncrement => Found > Wrote;
+}
+
+/// <summary>
+/// What the event ring of a crash core (harness/native/eventring, read by eventring.py) says about lost updates:
+/// each exchange that wrote back a value its thread had read over a different one, and the deletes of the object.
+/// </summary>
+public sealed partial record EventRingFacts(bool RingFound, int? CrashThread, IReadOnlyList<LostUpdate> Lost,
+                                            IReadOnlyList<(string Object, int Thread)> Deletes, string Text)
+{
+    /// <summary>gdb on the core alone: the script finds the ring by its magic, so no symbols are needed.</summary>
+    public static EventRingFacts Run(IToolRunner tools, string core, string script)
+    {
+        var r = tools.Run("gdb", ["-q", "-batch", "-nx", "-x", script, "-c", core], TimeSpan.FromMinutes(2));
+        if (r.TimedOut) throw new InvalidOperationException(r.Describe("gdb"));
+        return Parse(r.Stdout);
+    }
+
+    public static EventRingFacts Parse(string text)
+    {
+        var lost = new List<LostUpdate>();
+        var deletes = new List<(string, int)>();
+        int? crash = null;
+        var found = false;
+        foreach (var raw in text.Split('\n'))
+        {
+            var line = raw.TrimEnd();
+            if (line.StartsWith("eventring at ")) found = true;
+            else if (Crash().Match(line) is { Success: true } c) crash = int.Parse(c.Groups[1].Value);
+            else if (LostLine().Match(line) is { Success: true } l)
+                lost.Add(new LostUpdate(l.Groups[1].Value, int.Parse(l.Groups[2].Value), long.Parse(l.Groups[4].Value),
+                                        long.Parse(l.Groups[5].Value), l.Groups[6].Success));
+            else if (Delete().Match(line) is { Success: true } d) deletes.Add((d.Groups[1].Value, int.Parse(d.Groups[2].Value)));
+        }
+        return new EventRingFacts(found, crash, lost, deletes, text);
+    }
+
+    /// <summary>Null when the ring proves the lost update the spec asks for, otherwise what is missing.</summary>
+    public string? Mismatch(LostUpdateSpec spec)
+    {
+        if (!RingFound) return "the core holds no event ring (was the program built with eventring and recording?)";
+        var wanted = Lost.Where(spec.Matches).ToList();
+        if (wanted.Count == 0)
+            return Lost.Count == 0
+                ? "the event ring shows no lost update"
+                : $"the event ring shows {Lost.Count} lost update(s), none of them a lost {spec.Lost}";
+        if (spec.BeforeDelete && !wanted.Any(l => l.BeforeDelete))
+            return Deletes.Count == 0
+                ? "the event ring shows no delete of the object"
+                : $"no lost {spec.Lost} precedes the first delete of the object in the event ring";
+        return null;
+    }
+
+    [GeneratedRegex(@"^crashing thread LWP (\d+)")]
+    private static partial Regex Crash();
+
+    [GeneratedRegex(@"^lost update #\d+: obj (0x[0-9a-f]+) LWP (\d+) exchange read (-?\d+), found (-?\d+), wrote (-?\d+): .*?( \(before the first delete\))?$")]
+    private static partial Regex LostLine();
+
+    [GeneratedRegex(@"^delete: obj (0x[0-9a-f]+) LWP (\d+)")]
+    private static partial Regex Delete();
+}
+
+/// <summary>The lostUpdate evidence family: a crash is this bug only if the core's event ring shows the overwritten update.</summary>
+internal static class LostUpdateEvidence
+{
+    internal static void Check(Signature sig, CellResult cell, string? label)
+    {
+        if (sig.LostUpdate is not { } spec) return;
+        var why = Read(spec, cell, label, out var facts);
+        if (why is null)
+        {
+            var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
+            var all = facts.Lost.Count(spec.Matches);
+            cell.Metrics["lost_update"] = $"LWP {first.Thread} wrote {first.Wrote} over {first.Found} on {first.Object}";
+            cell.Metrics["lost_updates_in_ring"] = all;
+            cell.Detail += $"; the event ring shows LWP {first.Thread}'s exchange writing back {first.Wrote} over {first.Found}: "
+                           + $"{Math.Abs(first.Found - first.Wrote)} {(first.LostIncrement ? "increment" : "decrement")} overwritten"
+                           + (first.BeforeDelete ? " before the object's first delete" : "")
+                           + (all > 1 ? $" ({all} such in the ring)" : "");
+            return;
+        }
+        cell.Outcome = Outcome.WrongFailure;
+        cell.Detail += $"; but no lost update proven: {why}";
+    }
+
+    private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, out EventRingFacts? facts)
+    {
+        facts = null;
+        CaptureRecord? core;
+        // A race names its hit run; a one-run family has one run and at most one core.
+        lock (cell.Captures) core = cell.Captures.LastOrDefault(c => c.Backend == "core" && (label is null || c.Run == label));
+        label ??= core?.Run ?? "the run";
+        if (core is null || !File.Exists(core.File))
+        {
+            List<string> errors;
+            lock (cell.CaptureErrors) errors = [.. cell.CaptureErrors];
+            return $"no core of {label} to read the event ring from ({(errors.Count == 0 ? "no capture error recorded" : string.Join("; ", errors))})";
+        }
+        try
+        {
+            facts = EventRingFacts.Run(ToolRunner.Instance, core.File, spec.Script);
+            File.WriteAllText(Path.Combine(Path.GetDirectoryName(core.File)!, "eventring.txt"), facts.Text);
+        }
+        catch (Exception e) when (e is InvalidOperationException or IOException or System.ComponentModel.Win32Exception)
+        {
+            return $"reading the event ring of {label} failed: {e.Message}";
+        }
+        return facts.Mismatch(spec);
+    }
+}

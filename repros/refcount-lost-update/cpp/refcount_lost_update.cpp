@@ -1,0 +1,80 @@
+// refcount-lost-update: the repro program. Protocol: flushed REPRO-REACHED lines, METRIC {json}, REPRO-DONE.
+// usage: refcount_lost_update bug|fix [--threads N] [--iterations N] [--trace ring|none|printf] [--forced]
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include "refcount.h"
+#ifdef REFCOUNT_LTTNG
+#include "refcount_tp.h"
+#endif
+
+static int Usage(const char* self) {
+    std::fprintf(stderr, "usage: %s bug|fix [--threads N] [--iterations N] [--trace ring|none|printf%s] [--forced]\n", self,
+#ifdef REFCOUNT_LTTNG
+                 "|lttng"
+#else
+                 ""
+#endif
+    );
+    return 2;
+}
+
+#ifdef REFCOUNT_LTTNG
+static void LttngTrace(uint32_t op, const void* obj, long seen, long wrote) {
+    lttng_ust_tracepoint(refcount, counter, op, reinterpret_cast<uintptr_t>(obj), eventring::ThreadId(), seen, wrote);
+}
+#endif
+
+int main(int argc, char** argv) {
+    std::setvbuf(stdout, nullptr, _IONBF, 0);  // protocol lines must reach the harness before a crash
+    if (argc < 2) return Usage(argv[0]);
+    using namespace refcount;
+    std::string variant = argv[1];
+    if (variant == "bug") g.variant = Variant::Bug;
+    else if (variant == "fix") g.variant = Variant::Fix;
+    else return Usage(argv[0]);
+    int threads = 5;
+    long iterations = 200000;
+    bool forced = false;
+    std::string trace = "ring";
+    for (int i = 2; i < argc; i++) {
+        std::string a = argv[i];
+        if (a == "--forced") forced = true;
+        else if (i + 1 < argc && a == "--threads") threads = std::atoi(argv[++i]);
+        else if (i + 1 < argc && a == "--iterations") iterations = std::atol(argv[++i]);
+        else if (i + 1 < argc && a == "--trace") trace = argv[++i];
+        else return Usage(argv[0]);
+    }
+    if (threads < 1 || iterations < 1) return Usage(argv[0]);
+    if (trace == "ring") {
+        g.trace = TraceMode::Ring;
+        eventring::Start(kOpNames);
+    } else if (trace == "none") g.trace = TraceMode::None;
+    else if (trace == "printf") {
+        // stdio with its lock and formatting, as printf tracing has them; /dev/null keeps the disk out of it.
+        const char* out = std::getenv("REFCOUNT_PRINTF_FILE");
+        g.printfOut = std::fopen(out ? out : "/dev/null", "w");
+        if (!g.printfOut) { std::perror("printf trace file"); return 2; }
+        g.trace = TraceMode::Printf;
+    }
+#ifdef REFCOUNT_LTTNG
+    else if (trace == "lttng") {
+        g.external = LttngTrace;
+        g.trace = TraceMode::External;
+    }
+#endif
+    else return Usage(argv[0]);
+
+    std::printf("REPRO-REACHED start %s %s, trace %s\n", variant.c_str(), forced ? "forced" : "race", trace.c_str());
+    auto t0 = std::chrono::steady_clock::now();
+    Result r = forced ? RunForced() : RunRace(threads, iterations);
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("count before main's release: %ld (1 when no update was lost)\n", r.countBeforeLastRelease);
+    std::printf("METRIC {\"count_before_release\": %ld, \"lost_increments\": %ld, \"lost_decrements\": %ld, \"deletes\": %ld, "
+                "\"workload_s\": %.4f}\n",
+                r.countBeforeLastRelease, r.lostIncrements, r.lostDecrements, r.deletes, s);
+    std::puts("REPRO-DONE");
+    return 0;
+}
