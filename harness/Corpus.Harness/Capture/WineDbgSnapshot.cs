@@ -23,16 +23,26 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
         var list = await RunAsync(env, ["--command", "info process"]);
         var wpid = WindowsPid(list, comm)
                    ?? throw new InvalidOperationException($"winedbg lists no process named like '{comm}': {list.Trim()}");
+        // "bt all" walks every process of the cell and hangs on one that exits meanwhile: attach to ours only. A
+        // debugger session may still be detaching ("Can't attach process …: error 87"): try again a few times.
+        IReadOnlyList<string> tids = [];
+        var bt = "";
+        var script = Path.Combine(dir, $"snapshot-{index}.winedbg");
+        for (var attempt = 0; attempt < 5 && !target.HasExited; attempt++)
+        {
+            if (attempt > 0) await Task.Delay(300);
+            tids = ThreadIds(await RunAsync(env, ["--command", "info thread"]), wpid);
+            if (tids.Count == 0) continue;
+            File.WriteAllLines(script, [$"attach 0x{wpid}", .. tids.Select(t => $"bt 0x{t}"), "detach", "quit"]);
+            bt = await RunAsync(env, ["--file", script]);
+            if (bt.Contains("Backtrace:")) break;
+        }
+        File.WriteAllText(Path.Combine(dir, $"snapshot-{index}.threads.txt"), bt);
+        // The minidump after the walk: its session does not detach before winedbg exits.
         var dump = Path.Combine(dir, $"snapshot-{index}.mdmp");
         await RunAsync(env, ["--minidump", dump, $"0x{wpid}"]);
         if (!File.Exists(dump)) throw new InvalidOperationException($"winedbg --minidump wrote no {dump}");
         var seconds = clock.Elapsed.TotalSeconds;
-        // "bt all" walks every process of the cell and hangs on one that exits meanwhile: attach to ours only.
-        var tids = ThreadIds(await RunAsync(env, ["--command", "info thread"]), wpid);
-        var script = Path.Combine(dir, $"snapshot-{index}.winedbg");
-        File.WriteAllLines(script, [$"attach 0x{wpid}", .. tids.Select(t => $"bt 0x{t}"), "detach", "quit"]);
-        var bt = await RunAsync(env, ["--file", script]);
-        File.WriteAllText(Path.Combine(dir, $"snapshot-{index}.threads.txt"), bt);
         return new CaptureRecord(Name, dump, new FileInfo(dump).Length, Math.Round(seconds, 3), Math.Round(at, 3), Threads(bt, tids),
                                  "native stacks of every thread (winedbg bt); managed frames are not named under Wine");
     }
