@@ -68,12 +68,13 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
         p.StandardInput.Close();
         var output = p.StandardOutput.ReadToEndAsync();
         var errors = p.StandardError.ReadToEndAsync();
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMinutes(1));
+        // An attach to a process that exits meanwhile hangs winedbg: do not wait long for it.
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
         try { await p.WaitForExitAsync(timeout.Token); }
         catch (OperationCanceledException)
         {
             p.Kill(entireProcessTree: true);
-            throw new InvalidOperationException($"winedbg {string.Join(' ', args)} took more than a minute");
+            throw new InvalidOperationException($"winedbg {string.Join(' ', args)} took more than 20 s (the process may have been exiting)");
         }
         return await output + await errors;
     }
