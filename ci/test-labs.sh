@@ -11,6 +11,9 @@
 #
 # usage: ci/test-labs.sh [LAB_ID...]      (make test-labs [LAB=id]); LAB_TIMEOUT=seconds per lab (default 2400)
 set -uo pipefail
+# A reader runs a lab's `make run …` from a plain shell: nothing of the outer `make test-labs LAB=…` may leak into
+# it (its variables would reach the inner make through MAKEFLAGS and be refused as unknown).
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 timeout_s=${LAB_TIMEOUT:-2400}
