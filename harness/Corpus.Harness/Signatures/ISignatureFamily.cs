@@ -18,6 +18,12 @@ public interface ISignatureFamily
     bool Runs(Signature signature);
 
     Task RunAsync(ICellRuns runs, CellResult cell);
+
+    /// <summary>
+    /// Its cells spend their time waiting (a hang held for seconds), not computing, so a run of many cells may
+    /// start them alongside the others. Timing-sensitive families (complexity, statistics) keep false.
+    /// </summary>
+    bool Waits => false;
 }
 
 public static class SignatureFamilies
