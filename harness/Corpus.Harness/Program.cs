@@ -4,6 +4,7 @@ using Corpus.Harness.Containment;
 using Corpus.Harness.Model;
 using Corpus.Harness.Report;
 using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness;
 
@@ -18,6 +19,8 @@ public static class Program
                       --keep            keep artifacts of cells that matched expected/
                       --runs N          races: exactly N runs per cell (a rate), not stop at the first hit
                       --run-id ID       name of artifacts/<run-id>/, which must not exist yet (default: UTC time)
+                      --alongside N     waiting cells (hangs) run alongside the others, N at once (default 2;
+                                        0 runs every cell in turn)
           validate  check every manifest and expected file
           subjects  list built-in subjects and whether they are usable here
           clean     kill and remove what a killed run left behind
@@ -119,16 +122,18 @@ public static class Program
         var tools = ToolRunner.Instance;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
                                     new Builder(root, tools), tools);
-        var cells = new List<CellResult>();
-        for (var i = 0; i < plan.Count && !Interrupt.IsRequested; i++)
+        var alongside = args.Get("alongside") is { } al
+            ? int.TryParse(al, out var k) && k >= 0 ? k : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
+            : Lanes.DefaultAlongside;
+        var cells = await Lanes.RunAsync(plan, c => SignatureFamilies.For(c.Case.Signature).Waits, alongside, async (i, c) =>
         {
-            var (entry, cs, v, s, expected) = plan[i];
+            var (entry, cs, v, s, expected) = c;
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");
             var cell = await runner.RunAsync(entry.Manifest, cs, v, s, expected);
             if (Interrupt.IsRequested) MarkInterrupted(cell, root);
             Progress($"cell {i + 1}/{plan.Count}: {cell.Outcome.Name()} (expected {expected?.Outcome.Name() ?? "—"}) in {cell.Seconds:0.0} s: {cell.Detail}");
-            cells.Add(cell);
-        }
+            return cell;
+        }, () => Interrupt.IsRequested);
         var seconds = clock.Elapsed.TotalSeconds;
         SummaryWriter.Write(Path.Combine(runDir, "summary.json"), runId, cells, errors, seconds, root);
         SummaryWriter.WriteJUnit(Path.Combine(runDir, "junit.xml"), cells, errors);
@@ -215,7 +220,7 @@ internal sealed class Args
     /// <summary>The options each command takes; anything else is an error, so a typo never widens a run.</summary>
     private static readonly Dictionary<string, string[]> Options = new()
     {
-        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id"],
+        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id", "alongside"],
         ["validate"] = ["root"],
         ["subjects"] = ["root"],
         ["clean"] = ["root"],
