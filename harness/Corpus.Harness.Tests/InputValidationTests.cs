@@ -55,6 +55,23 @@ public sealed class InputValidationTests : IDisposable
         Assert.Equal("nonzero", m.Cases[0].Signature.Process!.Exit);
     }
 
+    private static string WithTimeTravel(string tt) =>
+        GoodManifest.Replace("\"signature\": { \"process\"", $"\"capture\": {{ \"timeTravel\": {tt} }}, \"signature\": {{ \"process\"")
+                    .Replace("\"boom\"] } } } ]", "\"boom\"] } } } ]");
+
+    [Theory]
+    [InlineData("{ \"script\": \"gdb/none.py\", \"shows\": \"x\", \"subjects\": [\"mono\"] }", "cases[0].capture.timeTravel.script", "not a file in the repro's folder")]
+    [InlineData("{ \"script\": \"../../expected/bad.json\", \"shows\": \"x\", \"subjects\": [\"mono\"] }", "cases[0].capture.timeTravel.script", "not a file in the repro's folder")]
+    [InlineData("{ \"script\": \"src/Program.cs\", \"shows\": \"(\", \"subjects\": [\"mono\"] }", "cases[0].capture.timeTravel.shows", "")]
+    [InlineData("{ \"script\": \"src/Program.cs\", \"shows\": \"x\", \"subjects\": [\"linux\"] }", "cases[0].capture.timeTravel.subjects", "not one of the case's subjects")]
+    [InlineData("{ \"script\": \"src/Program.cs\", \"shows\": \"x\", \"subjects\": [\"mono\"] }", "cases[0].capture.timeTravel", "needs 'program': 'cmake:TARGET'")]
+    public void TimeTravelCaptureIsChecked(string tt, string field, string problem)
+    {
+        var e = ManifestError(WithTimeTravel(tt));
+        Assert.Equal(field, e.Field);
+        Assert.Contains(problem, e.Message);
+    }
+
     [Fact]
     public void MissingFieldIsNamed() =>
         Assert.Equal("title", ManifestError(GoodManifest.Replace("\"title\": \"t\",", "")).Field);

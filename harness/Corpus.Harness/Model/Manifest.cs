@@ -248,6 +248,24 @@ public sealed record CrashCapture(bool Core, bool Freelog)
     }
 }
 
+/// <summary>
+/// After a reproduction, the case once more under gdb's process record (`record full`): Script, a gdb Python script
+/// in the repro's folder, records the failing run and walks back through its history; its output must show Shows.
+/// Subjects: where gdb can record the program (not every build decodes under record full).
+/// </summary>
+public sealed record TimeTravelCapture(string Script, string Shows, IReadOnlyList<string> Subjects)
+{
+    public static TimeTravelCapture Read(Fields f, string dir)
+    {
+        f.AllowOnly("script", "shows", "subjects");
+        var script = f.String("script");
+        var full = Path.GetFullPath(Path.Combine(dir, script));
+        if (!full.StartsWith(dir + Path.DirectorySeparatorChar) || !System.IO.File.Exists(full))
+            throw f.Error($"'{script}' is not a file in the repro's folder", "script");
+        return new TimeTravelCapture(full, f.RegexOr("shows", required: true)!, f.NameList("subjects"));
+    }
+}
+
 /// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>
 public sealed record HeapSpec(string Type, int Count)
 {
@@ -316,7 +334,8 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
-                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null)
+                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
+                              TimeTravelCapture? TimeTravel = null)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
@@ -352,7 +371,7 @@ public sealed partial record Manifest(
         {
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program");
             var capture = c.ObjectOr("capture");
-            capture?.AllowOnly("timed", "crash");
+            capture?.AllowOnly("timed", "crash", "timeTravel");
             var caseEnv = new Dictionary<string, string>(env);
             foreach (var kv in ReadEnv(c)) caseEnv[kv.Key] = kv.Value;
             var spec = new CaseSpec(c.Name("id"), c.StringOr("title", "")!, c.Strings("args"),
@@ -362,7 +381,12 @@ public sealed partial record Manifest(
                                     ReadSubjects(c, required: false) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
-                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null);
+                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
+                                    capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null);
+            if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
+                throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
+            if (spec.TimeTravel is not null && spec.CmakeTarget is null)
+                throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Signature.LostUpdate is not null && spec.Crash is not { Core: true })

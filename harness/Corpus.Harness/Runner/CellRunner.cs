@@ -94,6 +94,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         await SignatureFamilies.For(cs.Signature, families).RunAsync(runs, cell);
         if (isolation.Describe is { } isolated) cell.Metrics["isolation"] = isolated;
         if (cell.Outcome == Outcome.Reproduced) Evidence.Check(cs.Signature, cell, backend);
+        if (cell.Outcome == Outcome.Reproduced && cs.TimeTravel is { } tt && tt.Subjects.Contains(subject.Name))
+            await runs.TimeTravelAsync(tt);
     }
 
     /// <summary>Cores can be hundreds of MB a run: over the cap they are deleted, and the record says so.</summary>

@@ -94,6 +94,41 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
     }
 
+    /// <summary>
+    /// Time travel: the case's program once more under gdb's process record, driven by the repro's script, whose
+    /// output must show the capture's pattern. The script and its output stay in time-travel/. Not shown is an
+    /// error: the manifest asked for this evidence.
+    /// </summary>
+    public async Task TimeTravelAsync(TimeTravelCapture tt)
+    {
+        var launch = Command(null);
+        var work = Path.Combine(dir, "time-travel");
+        Directory.CreateDirectory(work);
+        var script = Path.Combine(work, Path.GetFileName(tt.Script));
+        File.Copy(tt.Script, script, overwrite: true);
+        string[] args = ["-q", "-batch", "-nx", "-x", script, "--args", launch.File, .. launch.Args];
+        File.WriteAllText(Path.Combine(work, "command.txt"), "gdb " + string.Join(' ', args) + "\n");
+        var spec = new ProcessSpec("gdb", args, work, Path.Combine(work, "gdb.stdout"), Path.Combine(work, "gdb.stderr"),
+                                   TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, launch.Env);
+        Progress("time travel: gdb record full with " + Path.GetFileName(tt.Script));
+        using var p = new ContainedProcess(spec);
+        var run = await p.WaitAsync();
+        var shown = run.Stdout.Split('\n').Where(l => System.Text.RegularExpressions.Regex.IsMatch(l, tt.Shows)).ToList();
+        lock (cell.Captures)
+            cell.Captures.Add(new CaptureRecord("gdb record full", spec.StdoutFile, new FileInfo(spec.StdoutFile).Length,
+                                                Math.Round(run.WallSeconds, 2), 0, [],
+                                                shown.Count > 0 ? null : $"gdb ended {run.Status} without /{tt.Shows}/") { Run = "time-travel" });
+        if (shown.Count > 0)
+        {
+            var first = shown[0].TrimStart('|', ' ');
+            cell.Metrics["time_travel"] = first;
+            cell.Detail += $"; time travel: {first}";
+            return;
+        }
+        cell.Outcome = Outcome.Error;
+        cell.Detail += $"; but the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: see {Path.GetRelativePath(options.Root, spec.StdoutFile)}";
+    }
+
     public void DeleteRun(RunResult run, string label)
     {
         try

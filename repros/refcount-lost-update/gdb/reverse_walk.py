@@ -1,16 +1,17 @@
-# Time travel on Linux: gdb's process record ("record full") over a short failing run, then a scripted reverse
-# execution from the early delete back to the store that lost the update.
+# Time travel on Linux: gdb's process record ("record full") over a short failing run, then a scripted walk back
+# through the recorded history from the crash to the store that lost the update.
 # usage: gdb -q -batch -nx -x reverse_walk.py --args refcount_lost_update bug --forced --trace none
-# The walk: run recorded until the first DeleteObject (the early delete), put a hardware watchpoint on the
-# counter, then reverse-continue: every stop is a store to it, shown with its thread, old and new value and
-# instruction, until the exchange that wrote back an older value (the lost update).
+# The walk: record from ForcedGo to the crash, then move backwards through the history with `record goto`, reading
+# the counter at each position: every change is a store, shown with its instruction number, thread, instruction
+# and the values before and after, until the exchange that wrote back an older value (the lost update).
+# Why not a watchpoint and reverse-continue: in this VM's replay a hardware watchpoint never fires and a software
+# one (or a breakpoint on the exchange) crawls, over 400 s for 12K instructions; `record goto` takes milliseconds.
 import gdb, re, time
 
 MAX_INSNS = 3000000
-MAX_STEPS = 40
+STRIDE = 64
 SLICE = 200
 MAX_ROUNDS = 2000
-
 def say(text):
     # The walk's own lines start with "| ": stepping prints the stop locations around them.
     for line in text.splitlines():
@@ -42,15 +43,29 @@ say("the counter of 0x%x is at 0x%x and holds %d" % (int(obj), counter, int(obj.
 run("set scheduler-locking on")
 stops = []
 gdb.events.stop.connect(lambda e: stops.append(e))
+
+def logged():
+    m = re.search(r"Log contains (\d+) instructions", run("info record"))
+    return int(m.group(1)) if m else 0
+
+# record full logs instructions, not threads: the script notes which thread ran each slice of the log.
+slices = []
 crashed = None
 failures = {}
+exited = False
 for rnd in range(MAX_ROUNDS):
-    for t in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+    threads = gdb.selected_inferior().threads()
+    if not threads:
+        exited = True
+        break
+    for t in sorted(threads, key=lambda t: t.num):
         if not t.is_valid():
             continue
         t.switch()
+        before = logged()
         try:
             run("stepi %d" % SLICE)
+            slices.append((before + 1, logged(), t.ptid[1]))
             failures.pop(t.num, None)
         except gdb.error as e:
             # A thread caught inside a syscall when recording began cannot be recorded until it returns: retry.
@@ -68,6 +83,9 @@ for rnd in range(MAX_ROUNDS):
             break
     if crashed:
         break
+if exited:
+    say("the program ended without a crash after %d rounds: nothing to walk back from" % rnd)
+    raise SystemExit
 if not crashed:
     say("no crash within %d rounds of %d instructions per thread" % (MAX_ROUNDS, SLICE))
     raise SystemExit
@@ -79,32 +97,59 @@ say("LWP %d got %s after %d rounds, %.1f s after recording began; %s instruction
 say(run("bt 6").strip())
 run("set scheduler-locking off")
 run("delete")
-# Measured here: this hardware watchpoint never fires in the replay (reverse-continue runs to the start of the
-# history); a software one (set can-use-hw-watchpoints 0) did not finish within 400 s over 12K instructions.
-say(run("watch -l *(long *)0x%x" % counter).strip())
-say(run("info watchpoints").strip())
-say("reverse-continue over the stores to the counter:")
-first_insn = None
-for step in range(1, MAX_STEPS + 1):
-    out = run("reverse-continue")
-    if "No more reverse-execution history" in out or "watchpoint" not in out.lower():
-        say("  end of the recorded history: %s" % out.strip().splitlines()[-1] if out.strip() else "  end of history")
-        break
-    old = re.search(r"Old value = (-?\d+)", out)
-    new = re.search(r"New value = (-?\d+)", out)
-    th = gdb.selected_thread()
-    # Stopped in reverse right before the store: the instruction at pc is the one that wrote.
-    insn = run("x/i $pc").split(":", 1)[-1].strip()
-    fn = gdb.selected_frame().function()
-    where = fn.print_name if fn else "?"
-    pos = re.search(r"Current instruction number is (\d+)", run("info record"))
-    # In reverse, gdb reports the value after the store as "Old" and the value before it as "New".
-    before, after = (int(new.group(1)), int(old.group(1))) if old and new else (None, None)
-    say("  #%d  LWP %d  %s  in %s: %s -> %s   (instruction %s)"
-          % (step, th.ptid[1], insn, where, before, after, pos.group(1) if pos else "?"))
-    if "xchg" in insn and before is not None and after is not None and after < before:
-        say("LOST UPDATE: LWP %d's exchange in %s found %d and wrote back %d: an increment overwritten"
-              % (th.ptid[1], where, before, after))
-        say("  %d stores back from the delete" % step)
-        say(run("bt 4").strip())
-        break
+info = run("info record")
+lo = int(re.search(r"Lowest recorded instruction number is (\d+)", info).group(1))
+hi = int(re.search(r"Highest recorded instruction number is (\d+)", info).group(1))
+
+def value_at(n):
+    # The counter as it was just before instruction n ran.
+    try:
+        run("record goto %d" % n)
+    except gdb.error as e:
+        if "Already at target" not in str(e):
+            raise
+    return int(gdb.parse_and_eval("*(long *)0x%x" % counter))
+
+def lwp_of(n):
+    return next((lwp for a, b, lwp in slices if a <= n <= b), 0)
+
+say("walking back from instruction %d (the crash) through the recorded history, %d instructions at a time:" % (hi, STRIDE))
+t1 = time.time()
+stores = 0
+lost = None
+overwritten = None
+n, v = hi, value_at(hi)
+while n > lo and overwritten is None:
+    m = max(n - STRIDE, lo)
+    if value_at(m) == v:
+        n = m
+        continue
+    # A store between m and n: step back one instruction at a time to find it (and any others).
+    for k in range(n - 1, m - 1, -1):
+        before = value_at(k)
+        if before == v:
+            continue
+        stores += 1
+        insn = run("x/i $pc").split(":", 1)[-1].strip()
+        fn = gdb.selected_frame().function()
+        where = fn.print_name if fn else "?"
+        say("  store %d back: instruction %d, LWP %d, %s in %s: %d -> %d" % (stores, k, lwp_of(k), insn, where, before, v))
+        if lost is not None:
+            # The store right before the lost exchange: the other thread's update it overwrote.
+            overwritten = (k, lwp_of(k), where, before, v)
+            break
+        if "xchg" in insn and v < before:
+            lost = (k, lwp_of(k), where, before, v)
+        v = before
+    n = m
+walked = time.time() - t1
+if lost:
+    k, lwp, where, before, after = lost
+    say("LOST UPDATE: LWP %d's exchange in %s found %d and wrote back %d: an increment overwritten" % (lwp, where, before, after))
+    say("  %d instructions and %d stores back from the crash, found in %.1f s" % (hi - k, stores - (1 if overwritten else 0), walked))
+    if overwritten:
+        k2, lwp2, where2, b2, a2 = overwritten
+        say("  it overwrote LWP %d's store at instruction %d in %s (%d -> %d), %d instructions earlier"
+            % (lwp2, k2, where2, b2, a2, k - k2))
+else:
+    say("no exchange that wrote back an older value in %d instructions (%.1f s)" % (hi - lo, walked))
