@@ -72,6 +72,17 @@ public sealed class InputValidationTests : IDisposable
         Assert.Contains(problem, e.Message);
     }
 
+    [Theory]
+    [InlineData("\"dir/ring.bin\"")]
+    [InlineData("\"..\"")]
+    [InlineData("\"\"")]
+    public void RingFileMustBeAPlainName(string ring)
+    {
+        var e = ManifestError(GoodManifest.Replace("\"signature\": { \"process\"",
+                                                   $"\"capture\": {{ \"crash\": {{ \"ringFile\": {ring} }} }}, \"signature\": {{ \"process\""));
+        Assert.Equal("cases[0].capture.crash.ringFile", e.Field);
+    }
+
     [Fact]
     public void MissingFieldIsNamed() =>
         Assert.Equal("title", ManifestError(GoodManifest.Replace("\"title\": \"t\",", "")).Field);

@@ -238,13 +238,20 @@ public sealed record LostUpdateSpec(string Lost, bool BeforeDelete, string Scrip
     };
 }
 
-/// <summary>On a crash: keep the core, and optionally record every free() (freelog) to name who freed what.</summary>
-public sealed record CrashCapture(bool Core, bool Freelog)
+/// <summary>
+/// On a crash: keep the core, and optionally record every free() (freelog) to name who freed what. RingFile: where
+/// no core is written (a Windows program, also under Wine), the event ring file the program's crash handler writes
+/// into its working folder (eventring::WriteTo), read in place of the core.
+/// </summary>
+public sealed record CrashCapture(bool Core, bool Freelog, string? RingFile = null)
 {
     public static CrashCapture Read(Fields f)
     {
-        f.AllowOnly("core", "freelog");
-        return new CrashCapture(f.BoolOr("core", true), f.BoolOr("freelog", false));
+        f.AllowOnly("core", "freelog", "ringFile");
+        var ring = f.StringOr("ringFile", null);
+        if (ring is not null && (ring.Length == 0 || ring.IndexOfAny(['/', '\\']) >= 0 || ring is "." or ".."))
+            throw f.Error($"'{ring}' must be a plain file name (it is written into the run's folder)", "ringFile");
+        return new CrashCapture(f.BoolOr("core", true), f.BoolOr("freelog", false), ring);
     }
 }
 
@@ -389,8 +396,8 @@ public sealed partial record Manifest(
                 throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
-            if (spec.Signature.LostUpdate is not null && spec.Crash is not { Core: true })
-                throw c.Error("a lostUpdate signature needs the crash capture with its core", "signature.lostUpdate");
+            if (spec.Signature.LostUpdate is not null && spec.Crash is not ({ Core: true } or { RingFile: not null }))
+                throw c.Error("a lostUpdate signature needs the crash capture with its core or its ringFile", "signature.lostUpdate");
             if (spec.Program != "main" && spec.CmakeTarget is null)
                 throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)

@@ -206,7 +206,13 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         var perfMap = $"/tmp/perf-{pid}.map";
         try
         {
-            if (run.Signal is null || run.TimedOut) return;
+            if (run.TimedOut) return;
+            // The program's own crash handler wrote its event ring (a Windows program writes no core).
+            if (crash.RingFile is { } ringName && Path.Combine(workDir, ringName) is var ring && File.Exists(ring))
+                lock (cell.Captures)
+                    cell.Captures.Add(new CaptureRecord("ring", ring, new FileInfo(ring).Length, 0, run.WallSeconds, [],
+                                                        $"written by the program's crash handler in {label}") { Run = label });
+            if (run.Signal is null) return;
             var core = new[] { "core", $"core.{pid}" }.Select(f => Path.Combine(workDir, f)).FirstOrDefault(File.Exists);
             if (core is null)
             {

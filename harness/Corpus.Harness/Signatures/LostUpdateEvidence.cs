@@ -27,6 +27,14 @@ public sealed partial record EventRingFacts(bool RingFound, int? CrashThread, IR
         return Parse(r.Stdout);
     }
 
+    /// <summary>A ring file the program's crash handler wrote: the same script, without gdb.</summary>
+    public static EventRingFacts RunFile(IToolRunner tools, string ring, string script)
+    {
+        var r = tools.Run("python3", [script, ring], TimeSpan.FromMinutes(2));
+        if (r.TimedOut || r.ExitCode != 0) throw new InvalidOperationException(r.Describe("eventring.py"));
+        return Parse(r.Stdout);
+    }
+
     public static EventRingFacts Parse(string text)
     {
         var lost = new List<LostUpdate>();
@@ -49,7 +57,7 @@ public sealed partial record EventRingFacts(bool RingFound, int? CrashThread, IR
     /// <summary>Null when the ring proves the lost update the spec asks for, otherwise what is missing.</summary>
     public string? Mismatch(LostUpdateSpec spec)
     {
-        if (!RingFound) return "the core holds no event ring (was the program built with eventring and recording?)";
+        if (!RingFound) return "the core or ring file holds no event ring (was the program built with eventring and recording?)";
         var wanted = Lost.Where(spec.Matches).ToList();
         if (wanted.Count == 0)
             return Lost.Count == 0
@@ -100,17 +108,21 @@ internal static class LostUpdateEvidence
         facts = null;
         CaptureRecord? core;
         // A race names its hit run; a one-run family has one run and at most one core.
-        lock (cell.Captures) core = cell.Captures.LastOrDefault(c => c.Backend == "core" && (label is null || c.Run == label));
+        // A ring file (written by the program where no core is) is read like a core.
+        lock (cell.Captures)
+            core = cell.Captures.LastOrDefault(c => c.Backend is "core" or "ring" && (label is null || c.Run == label));
         label ??= core?.Run ?? "the run";
         if (core is null || !File.Exists(core.File))
         {
             List<string> errors;
             lock (cell.CaptureErrors) errors = [.. cell.CaptureErrors];
-            return $"no core of {label} to read the event ring from ({(errors.Count == 0 ? "no capture error recorded" : string.Join("; ", errors))})";
+            return $"no core or ring file of {label} to read the event ring from ({(errors.Count == 0 ? "no capture error recorded" : string.Join("; ", errors))})";
         }
         try
         {
-            facts = EventRingFacts.Run(ToolRunner.Instance, core.File, spec.Script);
+            facts = core.Backend == "ring"
+                ? EventRingFacts.RunFile(ToolRunner.Instance, core.File, spec.Script)
+                : EventRingFacts.Run(ToolRunner.Instance, core.File, spec.Script);
             File.WriteAllText(Path.Combine(Path.GetDirectoryName(core.File)!, "eventring.txt"), facts.Text);
         }
         catch (Exception e) when (e is InvalidOperationException or IOException or System.ComponentModel.Win32Exception)

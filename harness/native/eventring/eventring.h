@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #ifdef _WIN32
 #include <windows.h>
@@ -103,6 +104,16 @@ inline void Record(uint32_t op, const void* obj, int64_t seen, int64_t wrote, ui
     e.op = op;
     // Release: a reader of `next` (the core, or a test on a live ring) sees the event complete.
     __atomic_store_n(&t->next, n + 1, __ATOMIC_RELEASE);
+}
+
+// Where no core is written (a Windows program dies through its own exception handling, also under Wine), a crash
+// handler writes the ring to a file instead: header and every thread's ring, as they sit in memory, so
+// eventring.py reads the file as it reads a core. Only stdio: it runs in a dying process.
+inline bool WriteTo(const char* path) {
+    std::FILE* f = std::fopen(path, "wb");
+    if (!f) return false;
+    bool ok = std::fwrite(&g_ring, sizeof g_ring, 1, f) == 1;
+    return std::fclose(f) == 0 && ok;
 }
 
 }  // namespace eventring

@@ -1,26 +1,60 @@
 # Usage: gdb -q -batch -nx -x eventring.py [PROGRAM] CORE
+#    or: python3 eventring.py RING_FILE   (the ring as eventring::WriteTo wrote it, where no core is written)
 # Finds the event rings of harness/native/eventring/eventring.h in a core by their magic (no symbols needed:
 # sanitizer builds, Windows programs under Wine), merges every thread's events by timestamp, and looks for lost
 # updates: an exchange that wrote back the value its thread had read, over a different value that another thread
 # had written in between. Prints the events around the first lost increment and the first delete.
-import gdb, re, struct
+import re, struct, sys
+
+try:
+    import gdb
+except ImportError:
+    gdb = None
 
 MAGIC = b"EVENTRING/1\0"
 HEADER = struct.Struct("<16sIIIIQ224s")
 EVENT = struct.Struct("<QQQqqII")
 CONTEXT = 12
 
-inf = gdb.selected_inferior()
-crash = gdb.selected_thread()
-if crash is not None:
-    print("crashing thread LWP %d" % crash.ptid[1])
+if gdb is not None:
+    inf = gdb.selected_inferior()
+    crash = gdb.selected_thread()
+    if crash is not None:
+        print("crashing thread LWP %d" % crash.ptid[1])
 
-def ranges():
-    text = gdb.execute("info files", to_string=True)
-    for m in re.finditer(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is (\S+)", text, re.M):
-        lo, hi = int(m.group(1), 16), int(m.group(2), 16)
-        if 0 < hi - lo <= (1 << 30):
-            yield lo, hi
+    def ranges():
+        text = gdb.execute("info files", to_string=True)
+        for m in re.finditer(r"^\s*(0x[0-9a-f]+) - (0x[0-9a-f]+) is (\S+)", text, re.M):
+            lo, hi = int(m.group(1), 16), int(m.group(2), 16)
+            if 0 < hi - lo <= (1 << 30):
+                yield lo, hi
+
+    def search(lo, n, pattern):
+        try:
+            return inf.search_memory(lo, n, pattern)
+        except gdb.error:
+            return None
+
+    def read(at, n):
+        return bytes(inf.read_memory(at, n))
+else:
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 eventring.py RING_FILE")
+    with open(sys.argv[1], "rb") as f:
+        data = f.read()
+    print("ring file %s, %d bytes" % (sys.argv[1], len(data)))
+
+    def ranges():
+        yield 0, len(data)
+
+    def search(lo, n, pattern):
+        at = data.find(pattern, lo, lo + n)
+        return None if at < 0 else at
+
+    def read(at, n):
+        if at + n > len(data):
+            sys.exit("the ring file ends at %d bytes, before %d" % (len(data), at + n))
+        return data[at:at + n]
 
 def find_ring():
     seen = set()
@@ -30,14 +64,11 @@ def find_ring():
         seen.add((lo, hi))
         start = lo
         while start < hi:
-            try:
-                at = inf.search_memory(start, hi - start, MAGIC)
-            except gdb.error:
-                break
+            at = search(start, hi - start, MAGIC)
             if at is None:
                 break
             # The magic string itself sits in the program's constants too: a ring has a plausible header.
-            _, threads, slots, esize, claimed, _, _ = HEADER.unpack(bytes(inf.read_memory(at, HEADER.size)))
+            _, threads, slots, esize, claimed, _, _ = HEADER.unpack(read(at, HEADER.size))
             if esize == EVENT.size and 0 < threads <= 4096 and slots and slots & (slots - 1) == 0 and claimed > 0:
                 return at
             start = at + 1
@@ -47,7 +78,7 @@ at = find_ring()
 if at is None:
     print("no event ring in this core")
     raise SystemExit
-magic, threads, slots, esize, claimed, start_tsc, ops = HEADER.unpack(bytes(inf.read_memory(at, HEADER.size)))
+magic, threads, slots, esize, claimed, start_tsc, ops = HEADER.unpack(read(at, HEADER.size))
 names = {}
 for part in ops.split(b"\0")[0].decode().split(","):
     code, _, name = part.strip().partition(" ")
@@ -58,11 +89,11 @@ thread_size = 16 + slots * esize
 events, recorded = [], 0
 for t in range(min(claimed, threads)):
     base = rings_at + t * thread_size
-    nxt, tid = struct.unpack("<QI", bytes(inf.read_memory(base, 12)))
+    nxt, tid = struct.unpack("<QI", read(base, 12))
     recorded += nxt
     if nxt == 0:
         continue
-    raw = bytes(inf.read_memory(base + 16, slots * esize))
+    raw = read(base + 16, slots * esize)
     for seq in range(max(0, nxt - slots), nxt):
         tsc0, tsc, obj, seen_v, wrote, etid, op = EVENT.unpack_from(raw, (seq % slots) * esize)
         if etid == tid and op in names:

@@ -1,6 +1,8 @@
 // refcount-lost-update: the repro program. Protocol: flushed REPRO-REACHED lines, METRIC {json}, REPRO-DONE.
 // usage: refcount_lost_update bug|fix [--threads N] [--iterations N] [--trace ring|none|printf] [--forced]
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,6 +29,24 @@ static void LttngTrace(uint32_t op, const void* obj, long seen, long wrote) {
 }
 #endif
 
+#ifdef _WIN32
+// Windows writes no core: the crash ends in the unhandled-exception filter (an access violation through the freed
+// object's vtable) or in abort() (a pure virtual call). Both write the ring to a file first, as a flight recorder
+// would, and then let the process die the Windows way.
+static const char kRingFile[] = "eventring.bin";
+static void WriteRing() {
+    static std::atomic<bool> once{false};
+    if (once.exchange(true)) return;
+    bool ok = eventring::WriteTo(kRingFile);
+    std::fprintf(stderr, "%s the event ring to %s\n", ok ? "wrote" : "could not write", kRingFile);
+}
+static LONG WINAPI RingOnCrash(EXCEPTION_POINTERS*) {
+    WriteRing();
+    return EXCEPTION_CONTINUE_SEARCH;
+}
+static void RingOnAbort(int) { WriteRing(); }
+#endif
+
 int main(int argc, char** argv) {
     std::setvbuf(stdout, nullptr, _IONBF, 0);  // protocol lines must reach the harness before a crash
     if (argc < 2) return Usage(argv[0]);
@@ -51,6 +71,10 @@ int main(int argc, char** argv) {
     if (trace == "ring") {
         g.trace = TraceMode::Ring;
         eventring::Start(kOpNames);
+#ifdef _WIN32
+        SetUnhandledExceptionFilter(RingOnCrash);
+        std::signal(SIGABRT, RingOnAbort);
+#endif
     } else if (trace == "none") g.trace = TraceMode::None;
     else if (trace == "printf") {
         // stdio with its lock and formatting, as printf tracing has them; /dev/null keeps the disk out of it.

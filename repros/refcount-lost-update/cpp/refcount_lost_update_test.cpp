@@ -45,6 +45,26 @@ TEST_F(RefCount, ForcedInterleavingOverwritesTheIncrementAndTheRingRecordsIt) {
     EXPECT_EQ(1, lost) << "the ring must hold the exchange that found 2 and wrote 1";
 }
 
+#ifdef EVENTRING_PY
+// Where no core is written (Windows), the crash handler writes the ring to a file; eventring.py must find the same
+// overwritten increment there as in a core.
+TEST_F(RefCount, RingFileShowsTheLostIncrementToTheReader) {
+    Use(Variant::Bug, TraceMode::Ring);
+    RunForced(/*stopAfterWrite=*/true);
+    std::string file = ::testing::TempDir() + "refcount-ring.bin";
+    ASSERT_TRUE(eventring::WriteTo(file.c_str()));
+    std::string cmd = "python3 " EVENTRING_PY " " + file;
+    FILE* p = popen(cmd.c_str(), "r");
+    ASSERT_NE(nullptr, p);
+    std::string out;
+    char buf[4096];
+    while (size_t n = std::fread(buf, 1, sizeof buf, p)) out.append(buf, n);
+    EXPECT_EQ(0, pclose(p)) << out;
+    std::remove(file.c_str());
+    EXPECT_NE(std::string::npos, out.find("found 2, wrote 1: 1 increment overwritten")) << out;
+}
+#endif
+
 TEST_F(RefCount, RacedBugDiesWithinAFewAttempts) {
     // Each attempt is the write-up's five threads; the first early delete kills the process.
     EXPECT_DEATH({
