@@ -120,6 +120,7 @@ public sealed class RegistryFixture
     {
         var problems = new List<string>();
         long bytes = 0;
+        int absent = 0, identical = 0;
         foreach (var p in _saved.AsEnumerable().Reverse())
         {
             try
@@ -130,7 +131,11 @@ public sealed class RegistryFixture
                     if (Exists(_host, p.Key)) problems.Add($"{p.Key} still exists");
                     else if (p.ParentQuery is { } q && Query(_host, Parent(p.Key)!) != File.ReadAllText(q))
                         problems.Add($"{Parent(p.Key)} lists other values or subkeys than before the fixture");
-                    else if (p.ParentQuery is { } q2) bytes += new FileInfo(q2).Length;
+                    else
+                    {
+                        absent++;
+                        if (p.ParentQuery is { } q2) bytes += new FileInfo(q2).Length;
+                    }
                     continue;
                 }
                 Check(_host.Reg(["import", _host.FileArg(p.Export!)]), $"import {p.Export}");
@@ -139,12 +144,15 @@ public sealed class RegistryFixture
                 var (was, now) = (File.ReadAllBytes(p.Export!), File.ReadAllBytes(after));
                 if (!was.AsSpan().SequenceEqual(now))
                     problems.Add($"{p.Key} differs from its export before the fixture ({was.Length} bytes before, {now.Length} after)");
-                else bytes += was.Length;
+                else
+                {
+                    identical++;
+                    bytes += was.Length;
+                }
             }
             catch (FixtureException e) { problems.Add(e.Message); }
         }
-        var absent = _saved.Count(s => !s.Existed);
-        var summary = $"{absent} key(s) absent again and their parents' listings unchanged, {_saved.Count - absent} export(s) "
+        var summary = $"{absent} key(s) absent again and their parents' listings unchanged, {identical} export(s) "
                       + $"identical byte for byte ({bytes} bytes compared) in {_host.Describe}";
         if (problems.Count > 0) return (false, $"NOT restored: {string.Join("; ", problems)} ({summary})");
         Supervisor.Remove(LedgerEntry);
