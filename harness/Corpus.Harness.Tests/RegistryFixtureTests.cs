@@ -118,6 +118,25 @@ public sealed class RegFileTests : IDisposable
     }
 
     [Fact]
+    public void ALedgerEntryOfADeadHarnessIsTakenUpAndSaysWhatItCameTo()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        // A fixture applied to a Windows registry, by a harness that no longer exists (pid 999999, start time 1).
+        var state = Path.Combine(_root, "state");
+        Directory.CreateDirectory(state);
+        File.WriteAllText(Path.Combine(state, "fixture.json"), """
+            { "Host": { "kind": "windows" }, "Saved": [ { "Key": "HKEY_LOCAL_MACHINE\\SOFTWARE\\X", "Existed": false } ] }
+            """);
+        var ledgers = Path.Combine(_root, "ledger");
+        Directory.CreateDirectory(ledgers);
+        File.WriteAllLines(Path.Combine(ledgers, "harness-999999-1.ledger"), ["map 999999", $"reg {state}"]);
+        var left = Containment.Leftovers.Clean(ledgers);
+        Assert.Equal([$"registry fixture {state}: not restored: a Windows registry, and this harness is not on Windows"], left.Registry);
+        Assert.Contains("; registry fixture ", left.ToString());
+        Assert.Empty(Directory.GetFiles(ledgers, "harness-*.ledger"));
+    }
+
+    [Fact]
     public void AGoodFixtureLoadsWithItsFilesPerVariant()
     {
         File.WriteAllText(Path.Combine(_root, "x"), "");

@@ -13,6 +13,8 @@ public sealed class CellFixture(RegistryFixture registry)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var host = RegistryHosts.For(subject, isolation, tools, budget);
+        cell.Metrics["fixture_host_s"] = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
+        clock.Restart();
         var fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture"));
         cell.Metrics["fixture_applied"] = $"{string.Join(", ", spec.Registry.Select(r => r.Replace("{variant}", variant)))} "
                                           + $"into {host.Describe}: {fixture.Applied}; saved before: "

@@ -43,11 +43,14 @@ public sealed class RegistryFixture
         var parsed = files.Select(f => (File: f, Sections: RegFile.Parse(f))).ToList();
         Directory.CreateDirectory(stateDir);
         var points = new List<string>();
+        // Nothing changes before the import, so each key is asked once (every reg.exe under Wine is a process start).
+        var known = new Dictionary<string, bool>(StringComparer.OrdinalIgnoreCase);
+        bool Known(string k) => known.TryGetValue(k, out var e) ? e : known[k] = Exists(host, k);
         foreach (var key in parsed.SelectMany(p => p.Sections).Select(s => s.Key))
         {
             var point = key;
             // The topmost missing key on the way down: importing creates it and everything below.
-            for (var parent = Parent(point); parent is not null && !Exists(host, parent); parent = Parent(point)) point = parent;
+            for (var parent = Parent(point); parent is not null && !Known(parent); parent = Parent(point)) point = parent;
             if (!points.Any(p => RegFile.IsAtOrBelow(point, p)))
             {
                 points.RemoveAll(p => RegFile.IsAtOrBelow(p, point));
@@ -57,7 +60,7 @@ public sealed class RegistryFixture
         var saved = new List<SavePoint>();
         for (var i = 0; i < points.Count; i++)
         {
-            if (!Exists(host, points[i]))
+            if (!Known(points[i]))
             {
                 // Not the parent's whole export: on Windows that can be hundreds of MB (NGenService's was 200 MB).
                 string? query = null;
@@ -79,7 +82,8 @@ public sealed class RegistryFixture
         Supervisor.Add(fixture.LedgerEntry);
         try
         {
-            foreach (var (file, _) in parsed) Check(host.Reg(["import", host.FileArg(file)]), $"import {file}");
+            foreach (var (file, sections) in parsed.Where(p => p.Sections.Count > 0))
+                Check(host.Reg(["import", host.FileArg(file)]), $"import {file}");
             fixture.Applied = fixture.VerifyApplied(parsed.Select(p => p.Sections));
         }
         catch (FixtureException e)
@@ -94,12 +98,22 @@ public sealed class RegistryFixture
     {
         int values = 0, deleted = 0;
         var n = 0;
-        foreach (var (key, (isDeleted, expect)) in RegFile.FinalState(files))
+        var state = RegFile.FinalState(files);
+        foreach (var (key, (isDeleted, expect)) in state)
         {
             if (isDeleted)
             {
                 if (Exists(_host, key)) throw new FixtureException($"applied, but {key} still exists although the fixture deletes it");
                 deleted++;
+                continue;
+            }
+            if (expect.Count == 0)
+            {
+                // A key with no values of its own: a key below it that is checked shows it exists; else ask.
+                if (!state.Any(o => !o.Value.Deleted && o.Value.Values.Count > 0
+                                    && o.Key.StartsWith(key + "\\", StringComparison.OrdinalIgnoreCase))
+                    && !Exists(_host, key))
+                    throw new FixtureException($"applied, but {key} does not exist");
                 continue;
             }
             var file = Path.Combine(_stateDir, $"applied-{n++}.reg");
