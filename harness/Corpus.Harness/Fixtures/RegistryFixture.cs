@@ -164,7 +164,7 @@ public sealed class RegistryFixture
                     bytes += was.Length;
                 }
             }
-            catch (FixtureException e) { problems.Add(e.Message); }
+            catch (Exception e) when (e is FixtureException or IOException or System.ComponentModel.Win32Exception) { problems.Add(e.Message); }
         }
         var summary = $"{absent} key(s) absent again and their parents' listings unchanged, {identical} export(s) "
                       + $"identical byte for byte ({bytes} bytes compared) in {_host.Describe}";
