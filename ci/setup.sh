@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool, the Wine template.
+# Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool, the Wine template,
+# tree-sitter's PowerShell grammar.
 # Quick when everything is already there; safe to run from make run and make test every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -37,6 +38,16 @@ build harness/LostMemory build/harness/LostMemory
 # Wine subjects (docs/wine.md): the template prefix and the cross-built GoogleTest, each built once and cached.
 harness/wine/template.sh
 harness/wine/googletest.sh
+
+# The PowerShell grammar for tree-sitter, for the syntax check of the Pester entry point (ci/check-powershell.mjs).
+# Both ship prebuilt linux-x64 binaries; the grammar's node binding is ESM-only.
+ts=.cache/tree-sitter ts_want="tree-sitter@0.25.1 tree-sitter-powershell@0.26.4"
+if [[ $(cat "$ts/stamp" 2>/dev/null) != "$ts_want" ]]; then
+  rm -rf "$ts" && mkdir -p "$ts"
+  # shellcheck disable=SC2086  # two package specs
+  npm install --prefix "$ts" --no-audit --no-fund --loglevel=error $ts_want >/dev/null
+  echo "$ts_want" > "$ts/stamp"
+fi
 
 # freelog: the free() recorder preloaded into crash-capture runs (see harness/native/freelog).
 if [[ ! build/harness/freelog.so -nt harness/native/freelog/freelog.c ]]; then

@@ -13,6 +13,9 @@ public sealed class ContainmentTests : IDisposable
         new("/bin/sh", ["-c", script], _dir, Path.Combine(_dir, "out"), Path.Combine(_dir, "err"),
             TimeSpan.FromSeconds(timeoutSec), memoryMB << 20);
 
+    /// <summary>A sleep length (300.xxxxxxx s) that names this run's processes and no one else's.</summary>
+    private static string Unique() => $"300.{Environment.ProcessId % 1000:D3}{Random.Shared.Next(1000000):D6}";
+
     private static bool AnyProcessWithArg(string marker) =>
         Directory.EnumerateDirectories("/proc").Where(d => int.TryParse(Path.GetFileName(d), out _)).Any(d =>
         {
@@ -45,12 +48,14 @@ public sealed class ContainmentTests : IDisposable
     public async Task TimeoutKillsTheWholeTree()
     {
         // A background grandchild that would otherwise outlive its parent.
-        using var p = new ContainedProcess(Spec("sleep 300.123 & sleep 300.124", timeoutSec: 1));
+        // Arguments unique to this test run: another run of the suite on the host must not count.
+        var child = Unique();
+        using var p = new ContainedProcess(Spec($"sleep {child} & sleep {Unique()}", timeoutSec: 1));
         var r = await p.WaitAsync();
         Assert.True(r.TimedOut);
         Assert.Equal("timeout", r.Status);
         Assert.InRange(r.WallSeconds, 0.9, 10);
-        Assert.False(AnyProcessWithArg("300.123"), "the background child survived the kill");
+        Assert.False(AnyProcessWithArg(child), "the background child survived the kill");
     }
 
     [Fact]
@@ -233,9 +238,10 @@ public sealed class ContainmentTests : IDisposable
         // (as if the pid had been reused). Only the first may die.
         System.Diagnostics.Process Leader(string marker) =>
             System.Diagnostics.Process.Start("setsid", ["sh", "-c", $"sleep {marker} & exec sleep {marker}"])!;
-        using var listed = Leader("300.131");
-        using var removed = Leader("300.132");
-        using var reused = Leader("300.133");
+        string a = Unique(), b = Unique(), c = Unique();
+        using var listed = Leader(a);
+        using var removed = Leader(b);
+        using var reused = Leader(c);
         await Task.Delay(300);   // the children exist
         var psi = new System.Diagnostics.ProcessStartInfo("bash", ["-c", Supervisor.ScriptText, "corpus-supervisor", "0"])
                   { RedirectStandardInput = true, RedirectStandardError = true };
@@ -249,9 +255,9 @@ public sealed class ContainmentTests : IDisposable
         Assert.True(supervisor.WaitForExit(5000));
         Assert.Contains("killed 1 process(es)", await supervisor.StandardError.ReadToEndAsync());
         Assert.True(listed.WaitForExit(2000));
-        Assert.False(AnyProcessWithArg("300.131"), "a child of the listed group survived");
-        Assert.True(AnyProcessWithArg("300.132"));
-        Assert.True(AnyProcessWithArg("300.133"));
+        Assert.False(AnyProcessWithArg(a), "a child of the listed group survived");
+        Assert.True(AnyProcessWithArg(b));
+        Assert.True(AnyProcessWithArg(c));
         Native.Kill(-removed.Id, Native.SIGKILL);
         Native.Kill(-reused.Id, Native.SIGKILL);
     }

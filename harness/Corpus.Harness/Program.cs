@@ -21,6 +21,8 @@ public static class Program
                       --run-id ID       name of artifacts/<run-id>/, which must not exist yet (default: UTC time)
                       --alongside N     waiting cells (hangs) run alongside the others, N at once (default 2;
                                         0 runs every cell in turn)
+          list      the cells a run would run, with their expected outcomes (--json for other drivers);
+                    takes run's --repro, --case, --variant, --subject, --exclude-tag
           validate  check every manifest and expected file
           subjects  list built-in subjects and whether they are usable here
           clean     kill and remove what a killed run left behind
@@ -43,6 +45,9 @@ public static class Program
                 "run" => await RunAsync(root, args),
                 "validate" => Validate(root),
                 "subjects" => Subjects(root),
+                "list" => CellList.Write(root, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
+                                                          args.List("subject"), args.List("exclude-tag")),
+                                         args.Has("json"), Console.Out, Console.Error),
                 "clean" => Clean(root),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
@@ -216,12 +221,13 @@ public static class Program
 /// <summary>Minimal --name value parsing; lists are comma-separated and may repeat.</summary>
 internal sealed class Args
 {
-    private static readonly string[] Flags = ["keep"];
+    private static readonly string[] Flags = ["keep", "json"];
     /// <summary>The options each command takes; anything else is an error, so a typo never widens a run.</summary>
     private static readonly Dictionary<string, string[]> Options = new()
     {
         ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id", "alongside"],
         ["validate"] = ["root"],
+        ["list"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "json"],
         ["subjects"] = ["root"],
         ["clean"] = ["root"],
     };

@@ -9,9 +9,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 (($# >= 5)) && [[ $4 == -- ]] || { echo "usage: run.sh <cell-dir> <win7|win10> <0|1> -- program [args…]" >&2; exit 2; }
 base=$1 windows=$2 display=$3; shift 4
 mkdir -p "$base"
+# A cell with a registry fixture keeps one prefix for all its runs (the harness's WineIsolation brought it up, and
+# its wineserver lives in the harness's holder for it): join that server instead of making a prefix.
+if [[ -n ${CORPUS_WINE_SHARED:-} ]]; then
+  [[ -f $CORPUS_WINE_SHARED/env ]] || { echo "run.sh: no shared prefix at $CORPUS_WINE_SHARED" >&2; exit 2; }
+  cp "$CORPUS_WINE_SHARED/runtime" "$base/runtime" 2>/dev/null || true
+  while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$CORPUS_WINE_SHARED/env"
+  exec "${WINE:-wine}" "$@"
+fi
 for old in "$base"/run-*; do
   [[ -d $old ]] || continue
   pid=${old##*/run-}
+  [[ $pid == shared ]] && continue
   # A live run of this cell (run.sh, then its program, keep this pid) is not ours to take down; a finished
   # run's pid is gone, since the harness kills each run's whole cgroup.
   [[ -d /proc/$pid ]] && continue

@@ -5,13 +5,16 @@ namespace Corpus.Harness.Containment;
 /// .cache/ledger/ names, and only when the ledger's owner (pid and start time) is provably dead: another checkout's
 /// runs, a live harness's runs and a stranger's files are never touched.
 /// </summary>
-public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmEntries, int PerfMaps, int Cores)
+/// <param name="Registry">What each registry fixture left applied came to (restored, or why not).</param>
+public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmEntries, int PerfMaps, int Cores,
+                               IReadOnlyList<string>? Registry = null)
 {
-    public bool Any => Cgroups + Processes + Ledgers + ShmEntries + PerfMaps + Cores > 0;
+    public bool Any => Cgroups + Processes + Ledgers + ShmEntries + PerfMaps + Cores + (Registry?.Count ?? 0) > 0;
 
     public override string ToString() =>
         $"removed what killed harnesses left: {Cgroups} cgroup(s) ({Processes} process(es) killed), {Ledgers} ledger(s), "
-        + $"{ShmEntries} /dev/shm entr{(ShmEntries == 1 ? "y" : "ies")}, {PerfMaps} perf map(s), {Cores} core(s)";
+        + $"{ShmEntries} /dev/shm entr{(ShmEntries == 1 ? "y" : "ies")}, {PerfMaps} perf map(s), {Cores} core(s)"
+        + (Registry is { Count: > 0 } r ? "; " + string.Join("; ", r) : "");
 
     /// <summary>Whether the owner "PID-START" (a harness: pid and start time) is provably dead: no process has that pid
     /// with that start time, so a reused pid is not taken for it.</summary>
@@ -22,6 +25,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
     public static Leftovers Clean(string ledgerDir)
     {
         int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0;
+        var registry = new List<string>();
         if (Directory.Exists(ledgerDir))
             foreach (var ledger in Directory.GetFiles(ledgerDir, "harness-*.ledger"))
             {
@@ -30,6 +34,8 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                 string[] entries;
                 try { entries = File.ReadAllLines(ledger); }
                 catch (IOException) { continue; }
+                // Registry fixtures first: a Wine cell's prefix must still be there to restore in.
+                entries = [.. entries.OrderBy(e => e.StartsWith("reg ") ? 0 : 1)];
                 foreach (var entry in entries)
                 {
                     var (kind, what, extra) = entry.Split(' ', 3) switch
@@ -65,6 +71,14 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                                 down.WaitForExit(60_000);
                             }
                             break;
+                        // A registry fixture applied and never restored (harness/Corpus.Harness/Fixtures).
+                        case "reg" when Directory.Exists(entry[4..]):
+                            try { registry.Add(Fixtures.RegistryFixture.RestoreFromLedger(entry[4..], Capture.ToolRunner.Instance)); }
+                            catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
+                            {
+                                registry.Add($"registry fixture {entry[4..]}: not restored: {e.Message}");
+                            }
+                            break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
                         case "core" when Directory.Exists(what):
                             foreach (var core in Directory.GetFiles(what, "core*").Where(IsCoreName))
@@ -75,7 +89,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                 if (TryDelete(ledger)) ledgers++;
             }
         var (shm, shmLedgers) = ShmJanitor.CleanStale(ledgerDir);
-        return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores);
+        return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores, registry);
     }
 
     private static bool IsCoreName(string path) =>

@@ -48,7 +48,7 @@ public static class Supervisor
         }
     }
 
-    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "wine CELL_SH DIR", "map PID", "core DIR".</summary>
+    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "wine CELL_SH DIR", "map PID", "core DIR", "reg DIR".</summary>
     public static void Add(string entry)
     {
         lock (Lock)

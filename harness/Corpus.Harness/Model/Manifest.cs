@@ -296,21 +296,22 @@ public sealed record StacksSpec(string Frame)
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
                                StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
                                UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null,
-                               LostUpdateSpec? LostUpdate = null)
+                               LostUpdateSpec? LostUpdate = null, ProcessPattern? Fixture = null)
 {
     public static Signature Read(Fields f)
     {
         f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree",
-                    "lostUpdate");
+                    "lostUpdate", "fixture");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
         var stacks = f.ObjectOr("stacks") is { } s ? StacksSpec.Read(s) : null;
         var shmem = f.ObjectOr("shmem") is { } sh ? ShmemSpec.Read(sh) : null;
-        var families = new object?[] { process, complexity, shmem }.Count(x => x is not null);
+        var fixture = f.ObjectOr("fixture") is { } fx ? ProcessPattern.Read(fx) : null;
+        var families = new object?[] { process, complexity, shmem, fixture }.Count(x => x is not null);
         if (families == 0)
-            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity' or 'shmem'");
-        if (families > 1) throw f.Error("give one of 'process', 'complexity' or 'shmem', not several");
+            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity', 'shmem' or 'fixture'");
+        if (families > 1) throw f.Error("give one of 'process', 'complexity', 'shmem' or 'fixture', not several");
         var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
         if (statistics is not null && process is null)
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
@@ -318,7 +319,7 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
         var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
         var lostUpdate = f.ObjectOr("lostUpdate") is { } lu ? LostUpdateSpec.Read(lu) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate);
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate, fixture);
     }
 }
 
@@ -342,7 +343,7 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
                               IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
-                              TimeTravelCapture? TimeTravel = null)
+                              TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
@@ -376,7 +377,8 @@ public sealed partial record Manifest(
         var cases = new List<CaseSpec>();
         foreach (var c in f.Objects("cases"))
         {
-            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program");
+            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
+                        "fixture");
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly("timed", "crash", "timeTravel");
             var caseEnv = new Dictionary<string, string>(env);
@@ -389,11 +391,15 @@ public sealed partial record Manifest(
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
-                                    capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null);
+                                    capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null,
+                                    c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null);
             if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
                 throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
                 throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
+            if (spec.Fixture is not null) FixtureSpec.CheckSubjects(c, spec.Subjects);
+            if (spec.Signature.Fixture is not null && spec.Fixture is null)
+                throw c.Error("a fixture signature judges a case with a 'fixture'; this case has none", "signature.fixture");
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Signature.LostUpdate is not null && spec.Crash is not ({ Core: true } or { RingFile: not null }))
@@ -471,5 +477,46 @@ public sealed partial record Manifest(
             if (platforms.Take(i).Contains(platforms[i])) throw f.Error($"'{platforms[i]}' is listed twice", $"platforms[{i}]");
         }
         return platforms;
+    }
+}
+
+/// <summary>
+/// Machine state a case needs (Fixtures/RegistryFixture): .reg files, relative to the repro's folder, applied in order
+/// before the cell's runs and rolled back after them. "{variant}" in a name picks a file per variant.
+/// </summary>
+public sealed record FixtureSpec(IReadOnlyList<string> Registry)
+{
+    public static FixtureSpec Read(Fields f, string dir, IReadOnlyList<string> variants)
+    {
+        f.AllowOnly("registry");
+        var files = f.Strings("registry");
+        var here = $"repros/{System.IO.Path.GetFileName(dir)}/";
+        foreach (var v in variants)
+        {
+            var keys = 0;
+            for (var i = 0; i < files.Count; i++)
+            {
+                var name = files[i].Replace("{variant}", v);
+                var file = System.IO.Path.Combine(dir, name);
+                if (!System.IO.File.Exists(file))
+                    throw f.Error($"'{name}'{(name == files[i] ? "" : $" (variant {v})")} is not a file in {here}", $"registry[{i}]");
+                try { keys += Fixtures.RegFile.Parse(file).Count; }
+                catch (FormatException e) { throw f.Error($"{here}{name}: {e.Message}", $"registry[{i}]"); }
+            }
+            if (keys == 0) throw f.Error($"no [KEY] line in the files of variant {v}: the fixture would change nothing", "registry");
+        }
+        return new FixtureSpec(files);
+    }
+
+    /// <summary>The files of one variant, as full paths.</summary>
+    public IReadOnlyList<string> Files(string dir, string variant) =>
+        Registry.Select(r => System.IO.Path.Combine(dir, r.Replace("{variant}", variant))).ToList();
+
+    /// <summary>A registry exists on Windows and in a Wine prefix only.</summary>
+    public static void CheckSubjects(Fields c, IReadOnlyList<string> subjects)
+    {
+        foreach (var s in subjects)
+            if (!Fixtures.RegistryHosts.HasRegistry(s))
+                throw c.Error($"subject '{s}' has no Windows registry; a registry fixture runs on windows and the Wine subjects", "fixture");
     }
 }

@@ -91,7 +91,15 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         using var isolation = kind.Isolate(subject, dir);
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false));
         var runs = new CellRuns(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
-        await SignatureFamilies.For(cs.Signature, families).RunAsync(runs, cell);
+        var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
+        try
+        {
+            await SignatureFamilies.For(cs.Signature, families).RunAsync(runs, cell);
+        }
+        finally
+        {
+            fixture?.Restore(cell);
+        }
         if (isolation.Describe is { } isolated) cell.Metrics["isolation"] = isolated;
         if (cell.Outcome == Outcome.Reproduced) Evidence.Check(cs.Signature, cell, backend);
         if (cell.Outcome == Outcome.Reproduced && cs.TimeTravel is { } tt && tt.Subjects.Contains(subject.Name))

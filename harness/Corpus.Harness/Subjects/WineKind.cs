@@ -110,7 +110,7 @@ public sealed class WineDotnetKind : WineKindBase
 }
 
 /// <summary>A private prefix, tmpfs TMPDIR and wineserver per run, in folders of the cell; all taken down at the end.</summary>
-public sealed class WineIsolation(string cellDir, string windows) : CellIsolation
+public sealed partial class WineIsolation(string cellDir, string windows) : CellIsolation
 {
     public const string CellVariable = "CORPUS_WINE_CELL", RootVariable = "CORPUS_ROOT";
     private readonly string _dir = Path.Combine(cellDir, "wine");
@@ -130,7 +130,9 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
         get
         {
             Register();
-            return new Dictionary<string, string> { [CellVariable] = _dir, [RootVariable] = _root };
+            var env = new Dictionary<string, string> { [CellVariable] = _dir, [RootVariable] = _root };
+            if (_shared is not null) env[SharedVariable] = SharedDir;
+            return env;
         }
     }
 
@@ -141,7 +143,9 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
         {
             var file = Path.Combine(_dir, "runtime");
             var said = File.Exists(file) ? string.Join(", ", File.ReadAllLines(file).Where(l => l.Length > 0)) : "no run yet";
-            return $"private {windows} prefix, tmpfs TMPDIR and wineserver per run ({said})";
+            return _shared is not null
+                ? $"one private {windows} prefix, tmpfs TMPDIR and wineserver for the cell's fixture and runs ({said})"
+                : $"private {windows} prefix, tmpfs TMPDIR and wineserver per run ({said})";
         }
     }
 
@@ -155,6 +159,7 @@ public sealed class WineIsolation(string cellDir, string windows) : CellIsolatio
     /// <summary>Takes down every run's prefix, tmpfs and processes (harness/wine/cell.sh down), then the folder.</summary>
     public override void Dispose()
     {
+        StopShared();
         if (Directory.Exists(_dir))
             foreach (var run in Directory.GetDirectories(_dir, "run-*"))
                 ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", run], TimeSpan.FromMinutes(1));

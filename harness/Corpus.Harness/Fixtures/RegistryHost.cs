@@ -1,0 +1,82 @@
+using Corpus.Harness.Capture;
+
+namespace Corpus.Harness.Fixtures;
+
+/// <summary>A Windows registry that reg.exe can export, import and delete in: this Windows machine, or a Wine prefix.</summary>
+public interface IRegistryHost
+{
+    /// <summary>For the report: "Wine prefix …" or "this Windows machine".</summary>
+    string Describe { get; }
+
+    /// <summary>reg.exe with these arguments, against this registry.</summary>
+    ToolResult Reg(IReadOnlyList<string> args);
+
+    /// <summary>How reg.exe names one of our files.</summary>
+    string FileArg(string path);
+
+    /// <summary>What the ledger keeps so that a later harness can reach the same registry: kind and its details.</summary>
+    IReadOnlyDictionary<string, string> Spec { get; }
+}
+
+public static class RegistryHosts
+{
+    public static readonly TimeSpan Patience = TimeSpan.FromMinutes(2);
+
+    /// <summary>Whether a built-in subject has a registry: windows itself, and every Wine subject (its prefix's).</summary>
+    public static bool HasRegistry(string subject) =>
+        subject == "windows" || Subjects.SubjectKinds.All.Any(k => k is Subjects.WineKindBase && k.BuiltIns.Contains(subject));
+
+    /// <summary>The registry a cell's fixture goes into: its Wine prefix, or this Windows machine's.</summary>
+    public static IRegistryHost For(Model.Subject subject, Subjects.CellIsolation isolation, IToolRunner tools, Model.Budget budget) =>
+        isolation is IRegistryCell cell ? cell.OpenRegistry(subject, budget)
+        : subject.Name == "windows" && OperatingSystem.IsWindows() ? new WindowsRegistry(tools)
+        : throw new FixtureException($"subject {subject.Name} has no Windows registry for a fixture");
+
+    /// <summary>The host a ledger entry names, or null with the reason when it is gone (a Wine prefix taken down).</summary>
+    public static (IRegistryHost? Host, string? Gone) FromSpec(IReadOnlyDictionary<string, string> spec, IToolRunner tools) =>
+        spec.GetValueOrDefault("kind") switch
+        {
+            "windows" => OperatingSystem.IsWindows() ? (new WindowsRegistry(tools), null)
+                : (null, "a Windows registry, and this harness is not on Windows"),
+            "wine" when spec.TryGetValue("env", out var env) && spec.TryGetValue("wine", out var wine) =>
+                File.Exists(env) ? (new WineRegistry(wine, env, tools), null)
+                : (null, $"its Wine prefix is gone with the cell ({Path.GetDirectoryName(env)} was taken down)"),
+            var k => (null, $"unknown registry kind '{k}'"),
+        };
+}
+
+/// <summary>A cell isolation with a registry of its own (a Wine cell's prefix), kept for all of the cell's runs.</summary>
+public interface IRegistryCell
+{
+    IRegistryHost OpenRegistry(Model.Subject subject, Model.Budget budget);
+}
+
+/// <summary>reg.exe of this Windows machine: the real registry, so the fixture's ledger matters most here.</summary>
+public sealed class WindowsRegistry(IToolRunner tools) : IRegistryHost
+{
+    public string Describe => "this Windows machine's registry";
+    public ToolResult Reg(IReadOnlyList<string> args) => tools.Run("reg.exe", args, RegistryHosts.Patience);
+    public string FileArg(string path) => Path.GetFullPath(path);
+    public IReadOnlyDictionary<string, string> Spec => new Dictionary<string, string> { ["kind"] = "windows" };
+}
+
+/// <summary>
+/// Wine's reg.exe in a cell's prefix: the environment of harness/wine/cell.sh's env file (WINEPREFIX, TMPDIR, …), so
+/// it talks to that prefix's own wineserver, which holds the registry in memory (it writes system.reg when it exits).
+/// </summary>
+public sealed class WineRegistry(string wine, string envFile, IToolRunner tools) : IRegistryHost
+{
+    public string Describe => $"Wine prefix of {Path.GetDirectoryName(envFile)}";
+
+    public ToolResult Reg(IReadOnlyList<string> args)
+    {
+        var env = File.ReadAllLines(envFile).Where(l => l.Contains('=')).ToList();
+        return tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
+    }
+
+    /// <summary>Wine maps the Linux root to drive Z:.</summary>
+    public string FileArg(string path) => "Z:" + Path.GetFullPath(path).Replace('/', '\\');
+
+    public IReadOnlyDictionary<string, string> Spec =>
+        new Dictionary<string, string> { ["kind"] = "wine", ["wine"] = wine, ["env"] = envFile };
+}

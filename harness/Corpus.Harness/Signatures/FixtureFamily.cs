@@ -1,0 +1,26 @@
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>
+/// A case that checks machine state its fixture set up (Model.FixtureSpec): one run, which must see the fixture
+/// applied (the pattern: exit and output). `clean` when it did; the runner then turns the cell into an `error` if
+/// the fixture was not restored byte for byte. There is no `reproduced`: a fixture case shows no bug of its own.
+/// </summary>
+public sealed class FixtureFamily : ISignatureFamily
+{
+    public string Name => "fixture";
+    public bool Runs(Signature signature) => signature.Fixture is not null;
+
+    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    {
+        runs.Progress($"{cell.Key} …");
+        var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
+        ProcessFamily.Record(cell, run, metrics);
+        var miss = ProcessMatch.Mismatch(runs.Case.Signature.Fixture!, run);
+        (cell.Outcome, cell.Detail) = miss is null
+            ? (Outcome.Clean, $"{run.Status}; the run saw the fixture applied")
+            : (Outcome.WrongFailure, $"the run did not see the fixture applied ({miss}); {ProcessMatch.Tail(run)}");
+    }
+}

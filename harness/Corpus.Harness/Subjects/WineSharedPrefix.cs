@@ -1,0 +1,59 @@
+using Corpus.Harness.Containment;
+using Corpus.Harness.Fixtures;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Subjects;
+
+/// <summary>
+/// A Wine cell whose case has a registry fixture: one prefix for the fixture and all the cell's runs, so the runs see
+/// what the fixture applied and the restore sees what they left. Its wineserver and Wine's services live in a
+/// contained holder (its own cgroup, memory cap and wall-clock cap, killed with the harness); each run's program joins
+/// that server from its own run (harness/wine/run.sh with CORPUS_WINE_SHARED). The folder is run-shared, so the
+/// supervisor, the ledger's "wine" entry and Dispose take it down like any run's prefix.
+/// </summary>
+public sealed partial class WineIsolation : IRegistryCell
+{
+    public const string SharedVariable = "CORPUS_WINE_SHARED";
+    private ContainedProcess? _shared;
+    private Task<RunResult>? _sharedWait;   // the wait enforces the holder's caps, so it runs all along
+
+    private string SharedDir => Path.Combine(_dir, "run-shared");
+
+    public IRegistryHost OpenRegistry(Subject subject, Budget budget)
+    {
+        Register();
+        if (_shared is null)
+        {
+            Directory.CreateDirectory(_dir);
+            var up = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            // Held for the cell: the wall-clock cap is the case's own budget plus what the fixture and the build need.
+            var spec = new ProcessSpec("bash",
+                ["-c", "\"$1\" up \"$2\" --windows \"$3\" >/dev/null && echo SHARED-UP && exec sleep infinity", "holder",
+                 Path.Combine(_root, "harness", "wine", "cell.sh"), SharedDir, windows],
+                _dir, Path.Combine(_dir, "shared.stdout"), Path.Combine(_dir, "shared.stderr"),
+                TimeSpan.FromSeconds(budget.TimeoutSec + 300), (long)budget.MemoryMB << 20,
+                new Dictionary<string, string> { ["WINE"] = subject.Path,
+                                                  ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(subject.Path)!, "wineserver") });
+            _shared = new ContainedProcess(spec, (line, _, _) => { if (line.Trim() == "SHARED-UP") up.TrySetResult(); });
+            _sharedWait = _shared.WaitAsync();
+            var waited = Task.WhenAny(up.Task, _sharedWait, Task.Delay(TimeSpan.FromMinutes(2))).GetAwaiter().GetResult();
+            if (waited != up.Task)
+            {
+                var err = File.Exists(Path.Combine(_dir, "shared.stderr")) ? File.ReadAllText(Path.Combine(_dir, "shared.stderr")).Trim() : "";
+                StopShared();
+                throw new FixtureException($"the cell's shared Wine prefix did not come up: {err}");
+            }
+        }
+        return new WineRegistry(subject.Path, Path.Combine(SharedDir, "env"), Capture.ToolRunner.Instance);
+    }
+
+    private void StopShared()
+    {
+        if (_shared is null) return;
+        _shared.KillTree();
+        try { _sharedWait?.GetAwaiter().GetResult(); }
+        catch (OperationCanceledException) { }   // interrupted: killed all the same
+        _shared.Dispose();
+        _shared = null;
+    }
+}
