@@ -271,21 +271,22 @@ public sealed record StacksSpec(string Frame)
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
                                StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
                                UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null,
-                               LostUpdateSpec? LostUpdate = null)
+                               LostUpdateSpec? LostUpdate = null, HangSpec? Hang = null)
 {
     public static Signature Read(Fields f)
     {
         f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree",
-                    "lostUpdate");
+                    "lostUpdate", "hang");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
         var stacks = f.ObjectOr("stacks") is { } s ? StacksSpec.Read(s) : null;
         var shmem = f.ObjectOr("shmem") is { } sh ? ShmemSpec.Read(sh) : null;
-        var families = new object?[] { process, complexity, shmem }.Count(x => x is not null);
+        var hang = f.ObjectOr("hang") is { } hg ? HangSpec.Read(hg) : null;
+        var families = new object?[] { process, complexity, shmem, hang }.Count(x => x is not null);
         if (families == 0)
-            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity' or 'shmem'");
-        if (families > 1) throw f.Error("give one of 'process', 'complexity' or 'shmem', not several");
+            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity', 'shmem' or 'hang'");
+        if (families > 1) throw f.Error("give one of 'process', 'complexity', 'shmem' or 'hang', not several");
         var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
         if (statistics is not null && process is null)
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
@@ -293,7 +294,7 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
         var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
         var lostUpdate = f.ObjectOr("lostUpdate") is { } lu ? LostUpdateSpec.Read(lu) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate);
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate, hang);
     }
 }
 
@@ -313,10 +314,12 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
 }
 
 /// <param name="Program">"main" (the .NET/Mono build) or "cmake:TARGET" (a native program, run on a native subject).</param>
+/// <param name="Display">The program makes windows: Wine subjects give each run an X display (Xvfb).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
-                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null)
+                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
+                              bool Display = false)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
@@ -350,7 +353,8 @@ public sealed partial record Manifest(
         var cases = new List<CaseSpec>();
         foreach (var c in f.Objects("cases"))
         {
-            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program");
+            c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
+                        "display");
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly("timed", "crash");
             var caseEnv = new Dictionary<string, string>(env);
@@ -362,7 +366,11 @@ public sealed partial record Manifest(
                                     ReadSubjects(c, required: false) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
-                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null);
+                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
+                                    c.BoolOr("display", false));
+            if (spec.Display && !spec.Subjects.Any(Corpus.Harness.Subjects.WineKindBase.IsWineSubject))
+                throw c.Error($"only Wine subjects get a display, and none of this case's subjects ({string.Join(", ", spec.Subjects)}) is one",
+                              "display");
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Signature.LostUpdate is not null && spec.Crash is not { Core: true })
@@ -402,6 +410,8 @@ public sealed partial record Manifest(
             throw c.Error(Within($"maxSeconds {pm}"), "signature.process.maxSeconds");
         if (spec.Signature.Clean.MaxSeconds is { } cm && cm >= timeout)
             throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
+        if (spec.Signature.Hang is { } hg && hg.LongestMs >= timeout * 1000.0)
+            throw c.Error(Within($"a hang of up to {hg.LongestMs / 1000:0.#} s"), hg.ExpectedMs is null ? "signature.hang.minSec" : "signature.hang.expectedMs");
     }
 
     /// <summary>Manifests name built-in subjects only; a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>

@@ -51,7 +51,8 @@ public interface ISubjectKind
 public sealed record Launch(string File, IReadOnlyList<string> Args, IReadOnlyDictionary<string, string> Env);
 
 /// <param name="PerfMap">The run is a crash capture with freelog: ask the runtime for a perf map of JIT code.</param>
-public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap);
+/// <param name="Display">The case makes windows (manifest `display`): a kind that can, gives the run a display.</param>
+public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap, bool Display = false);
 
 /// <param name="Heap">The case asks snapshots for heap statistics.</param>
 public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap);
