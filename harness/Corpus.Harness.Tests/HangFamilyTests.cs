@@ -159,3 +159,19 @@ public class PeExportsTests
         finally { File.Delete(f); }
     }
 }
+
+/// <summary>winedbg attaches to a .NET process under Wine only when the case holds still (a hang).</summary>
+public class WineDotnetCaptureTests
+{
+    [Fact]
+    public void OnlyAHangGetsWinedbgOnDotnet()
+    {
+        var s = new Subject("wine-net10", new WineDotnetKind(), "/usr/bin/wine", "wine-8.0", null);
+        var tools = ToolRunner.Instance;
+        Assert.IsType<WineDbgSnapshot>(new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false, Holds: true)));
+        var other = new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false));
+        Assert.Contains("holds the program's exit", other.Unavailable);
+        // Win32 programs under Wine: a minidump takes 0.2-4 s, so every case gets it.
+        Assert.IsType<WineDbgSnapshot>(new WineKind().SnapshotBackend(s with { Kind = new WineKind() }, new CaptureContext(tools, "/", false)));
+    }
+}

@@ -89,7 +89,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         cell.Metrics["runtime"] = kind.Describe(subject);
         using var isolation = kind.Isolate(subject, dir);
-        var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false));
+        var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
+                                                                               Holds: SignatureFamilies.For(cs.Signature).Waits));
         var runs = new CellRuns(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
         await SignatureFamilies.For(cs.Signature, families).RunAsync(runs, cell);
         if (isolation.Describe is { } isolated) cell.Metrics["isolation"] = isolated;

@@ -97,8 +97,16 @@ public sealed class WineDotnetKind : WineKindBase
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
 
-    // The snapshot backend is the base's winedbg: native stacks of every thread and a minidump (docs/wine.md gives the
-    // times measured on .NET processes). Managed frames stay unnamed: the DAC does not cross from Linux to Windows.
+    /// <summary>
+    /// winedbg on a .NET process needs the process to stay put: stacks took 1.0–1.3 s and the minidump 7–11 s (wine-net10)
+    /// and over 20 s (wine-net8). A debuggee cannot exit while winedbg is attached, and killing a stuck winedbg killed the
+    /// program: filemapping-leak's 4 s hold on wine-net8 lost its REPRO-DONE that way. So only cases whose family waits
+    /// (a hang holds still for its whole length) get it. Managed frames stay unnamed: the DAC does not cross.
+    /// </summary>
+    public override ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => context.Holds ? base.SnapshotBackend(s, context)
+        : new UnavailableBackend("winedbg", "not taken for .NET under Wine outside a hang: winedbg --minidump took 7 to more than 20 s "
+                                 + "and holds the program's exit while attached (a killed winedbg killed the program); managed stacks of a "
+                                 + "Windows .NET process cannot be read on Linux");
 
     /// <summary>
     /// Under Wine 8, .NET's W^X double mapping breaks dynamic methods: BinaryFormatter died with "Internal CLR error
