@@ -175,3 +175,28 @@ public class WineDotnetCaptureTests
         Assert.IsType<WineDbgSnapshot>(new WineKind().SnapshotBackend(s with { Kind = new WineKind() }, new CaptureContext(tools, "/", false)));
     }
 }
+
+/// <summary>A snapshot that is still attached when the worker exits holds the exit: the hang's length is then the capture's.</summary>
+public class HangCaptureOverlapTests
+{
+    private static readonly Dictionary<string, double> Markers = new()
+    {
+        ["REPRO-REACHED ui-call t_ms=487.3 call=SetFocus"] = 0.9,
+        ["REPRO-REACHED worker-exit t_ms=14835.0"] = 15.3,
+        ["REPRO-REACHED ui-return t_ms=14837.3 call=SetFocus"] = 15.3,
+    };
+
+    // Measured under load: winedbg attached at 2.7 s for 13.3 s (minidump 10.9 s); the 8 s worker exited at 14.8 s.
+    private static CaptureRecord Snapshot(double at, double seconds) => new("winedbg", "s.mdmp", 1, seconds, at, []);
+
+    [Fact]
+    public void AnExitDuringTheSnapshotIsHeldByIt() =>
+        Assert.Contains("while winedbg was attached (2.7–16.0 s)", HangJudge.ExitHeldBy([Snapshot(2.7, 13.3)], Markers));
+
+    [Fact]
+    public void ASnapshotThatEndedBeforeTheExitHeldNothing()
+    {
+        Assert.Null(HangJudge.ExitHeldBy([Snapshot(2.7, 3.0)], Markers));
+        Assert.Null(HangJudge.ExitHeldBy([], Markers));
+    }
+}

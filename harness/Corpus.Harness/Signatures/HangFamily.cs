@@ -27,7 +27,18 @@ public sealed class HangFamily : ISignatureFamily
             (cell.Outcome, cell.Detail) = (outcome, detail);
             return;
         }
-        var verdict = HangJudge.Judge(cs.Signature.Hang!, run.Stdout + run.Stderr);
+        // A debugger holds a thread's exit while attached: when the snapshot was still attached as the worker exited, its
+        // length, not the bug, set the hang's length, so the expected-length check is not applied (the rest still is).
+        var spec = cs.Signature.Hang!;
+        string? held;
+        lock (cell.Captures) held = HangJudge.ExitHeldBy(cell.Captures, markers);
+        if (held is not null)
+        {
+            cell.Metrics["exit_held_by_capture"] = held;
+            spec = spec with { ExpectedMs = null };
+        }
+        var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
+        if (held is not null) verdict = verdict with { Detail = $"{verdict.Detail}; expected length not judged: {held}" };
         foreach (var kv in verdict.Metrics) cell.Metrics[kv.Key] = kv.Value;
         if (HangJudge.HarnessBlockMs(markers) is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
         (cell.Outcome, cell.Detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
@@ -120,6 +131,20 @@ public static partial class HangJudge
         if (missing.Count > 0) return new(Outcome.WrongFailure, $"{what}, but {string.Join("; ", missing)}", metrics);
         return new(Outcome.Reproduced, $"{what}{(spec.ExpectedMs is { } x ? $" (expected {x:0} ± {spec.Tolerance:P0})" : "")}, returned "
                                        + $"{longest.EndMs - exit:0} ms after the worker exited; evidence: {spec.Evidence.Count} of {spec.Evidence.Count}", metrics);
+    }
+
+    /// <summary>
+    /// Whether a snapshot was still attached when the worker-exit line came (within half a second of its end): a
+    /// debuggee's threads cannot finish exiting while winedbg is attached. Null when not; else what happened.
+    /// </summary>
+    public static string? ExitHeldBy(IEnumerable<Capture.CaptureRecord> captures, IReadOnlyDictionary<string, double> markers)
+    {
+        var exit = markers.Where(kv => kv.Key.StartsWith("REPRO-REACHED worker-exit ")).Select(kv => (double?)kv.Value).Min();
+        if (exit is not { } e) return null;
+        foreach (var c in captures)
+            if (c.AtSeconds <= e && e <= c.AtSeconds + c.Seconds + 0.5)
+                return $"the worker exited at {e:0.0} s while {c.Backend} was attached ({c.AtSeconds:0.0}–{c.AtSeconds + c.Seconds:0.0} s)";
+        return null;
     }
 
     /// <summary>The longest ui-call → ui-return gap as the harness saw the lines arrive, beside the program's own stamps.</summary>
