@@ -3,12 +3,13 @@
 // then waits for it until the pool retires the idle thread (ThreadTimeoutMs, 20 s by default) and its window dies.
 // Write-up: docs/labs/attachthreadinput-ui-hang.md
 //
-// AttachThreadInputHang <bug|fix|control>
+// AttachThreadInputHang <bug|fix|control> [managed-wndproc]
 //   bug:     a pool work item creates a hidden top-level window, SetParent()s it into the main window, returns;
 //   fix:     the main (UI) thread creates and parents that window; the work item creates none;
 //   control: the work item's window stays top-level: no parent, no attachment.
 // Every window class uses user32's native DefWindowProcW: a managed WndProc on a pool thread that retires with a
-// sent message pending kills the process with a CLR assert (the lab's pitfall), which is another bug.
+// sent message pending kills the process with a CLR assert (the lab's pitfall), which is another bug. The option
+// managed-wndproc gives the second window such a procedure, to show that crash.
 // Marker lines (flushed, stamped in ms since start) are facts for the harness's `hang` family; it judges them.
 using System;
 using System.Diagnostics;
@@ -21,6 +22,9 @@ namespace Corpus.Repros.AttachThreadInputHang;
 public static class Program
 {
     private const string ClassName = "CorpusAttachThreadInputHang";
+    private const string ManagedClassName = "CorpusAttachThreadInputHangManaged";
+    // Kept alive for the life of the process: user32 holds only the function pointer.
+    private static readonly WndProc Managed = (h, m, w, l) => DefWindowProcW(h, m, w, l);
     private static readonly Stopwatch Clock = Stopwatch.StartNew();
     private static readonly object Gate = new();
 
@@ -46,7 +50,9 @@ public static class Program
             return 3;
         }
         var variant = options.Variant;
-        RegisterClass();
+        RegisterClass(ClassName, GetProcAddress(GetModuleHandleW("user32.dll"), "DefWindowProcW"));
+        RegisterClass(ManagedClassName, Marshal.GetFunctionPointerForDelegate(Managed));
+        var secondClass = options.ManagedWndProc ? ManagedClassName : ClassName;
         var main = NewWindow("main");
         ShowWindow(main, SW_SHOW);
         SetForegroundWindow(main);
@@ -61,7 +67,7 @@ public static class Program
             poolThread = OpenThread(SYNCHRONIZE, false, poolTid);
             if (variant != Variant.Fix)
             {
-                second = NewWindow("second");
+                second = NewWindow("second", secondClass);
                 if (variant == Variant.Bug && SetParent(second, main) == IntPtr.Zero)
                     Console.Error.WriteLine($"SetParent failed: {Marshal.GetLastWin32Error()}");
             }
@@ -77,7 +83,7 @@ public static class Program
         }
         if (variant == Variant.Fix)
         {
-            second = NewWindow("second");
+            second = NewWindow("second", secondClass);
             SetParent(second, main);
         }
         var watcher = new Thread(() =>
@@ -105,22 +111,22 @@ public static class Program
         return 0;
     }
 
-    private static void RegisterClass()
+    /// <summary>The main class uses user32's own DefWindowProcW: no managed code runs for its windows.</summary>
+    private static void RegisterClass(string name, IntPtr wndProc)
     {
         var wc = new WNDCLASSEXW
         {
             cbSize = (uint)Marshal.SizeOf<WNDCLASSEXW>(),
-            // user32's own window procedure: no managed code runs for these windows.
-            lpfnWndProc = GetProcAddress(GetModuleHandleW("user32.dll"), "DefWindowProcW"),
+            lpfnWndProc = wndProc,
             hInstance = GetModuleHandleW(null),
-            lpszClassName = ClassName,
+            lpszClassName = name,
         };
         if (RegisterClassExW(ref wc) == 0) throw new InvalidOperationException($"RegisterClassExW: {Marshal.GetLastWin32Error()}");
     }
 
-    private static IntPtr NewWindow(string title)
+    private static IntPtr NewWindow(string title, string className = ClassName)
     {
-        var w = CreateWindowExW(0, ClassName, title, WS_OVERLAPPEDWINDOW, 10, 10, 300, 200, IntPtr.Zero, IntPtr.Zero,
+        var w = CreateWindowExW(0, className, title, WS_OVERLAPPEDWINDOW, 10, 10, 300, 200, IntPtr.Zero, IntPtr.Zero,
                                 GetModuleHandleW(null), IntPtr.Zero);
         return w != IntPtr.Zero ? w : throw new InvalidOperationException($"CreateWindowExW({title}): {Marshal.GetLastWin32Error()} (is there a display?)");
     }

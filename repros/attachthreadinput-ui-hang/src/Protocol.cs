@@ -7,14 +7,18 @@ namespace Corpus.Repros.AttachThreadInputHang;
 
 public enum Variant { Bug, Fix, Control }
 
-/// <summary>AttachThreadInputHang &lt;bug|fix|control&gt;</summary>
-public sealed record Options(Variant Variant)
+/// <summary>AttachThreadInputHang &lt;bug|fix|control&gt; [managed-wndproc]</summary>
+/// <param name="ManagedWndProc">The second window's class gets a managed window procedure (the pitfall), not user32's.</param>
+public sealed record Options(Variant Variant, bool ManagedWndProc = false)
 {
-    public const string Usage = "usage: AttachThreadInputHang <bug|fix|control>";
+    public const string Usage = "usage: AttachThreadInputHang <bug|fix|control> [managed-wndproc]";
 
-    public static Options? Parse(string[] args) =>
-        args.Length == 1 && args[0] switch { "bug" => Variant.Bug, "fix" => Variant.Fix, "control" => Variant.Control, _ => (Variant?)null } is { } v
-            ? new Options(v) : null;
+    public static Options? Parse(string[] args)
+    {
+        if (args.Length is < 1 or > 2 || (args.Length == 2 && args[1] != "managed-wndproc")) return null;
+        Variant? v = args[0] switch { "bug" => Variant.Bug, "fix" => Variant.Fix, "control" => Variant.Control, _ => null };
+        return v is null ? null : new Options(v.Value, args.Length == 2);
+    }
 }
 
 /// <summary>

@@ -14,12 +14,17 @@ public class ProtocolTests
     [InlineData("bug", Variant.Bug)]
     [InlineData("fix", Variant.Fix)]
     [InlineData("control", Variant.Control)]
-    public void EachVariantParses(string arg, Variant v) => Assert.Equal(v, Options.Parse([arg])!.Variant);
+    public void EachVariantParses(string arg, Variant v)
+    {
+        Assert.Equal(new Options(v), Options.Parse([arg]));
+        Assert.Equal(new Options(v, ManagedWndProc: true), Options.Parse([arg, "managed-wndproc"]));
+    }
 
     [Theory]
     [InlineData]
     [InlineData("Bug")]
     [InlineData("bug", "20000")]
+    [InlineData("bug", "managed-wndproc", "x")]
     public void AnythingElseIsAUsageError(params string[] args) => Assert.Null(Options.Parse(args));
 
     [Fact]
