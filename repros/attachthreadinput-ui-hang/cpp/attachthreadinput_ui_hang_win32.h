@@ -58,12 +58,12 @@ inline const wchar_t* window_class() {
     return name;
 }
 
-// The UI thread's main window: visible, active, focused.
-inline HWND create_main_window() {
+// The UI thread's main window: active and focused, and visible unless `show` is false.
+inline HWND create_main_window(bool show = true) {
     HWND w = CreateWindowExW(0, window_class(), L"main", WS_OVERLAPPEDWINDOW, 10, 10, 400, 300, nullptr, nullptr,
                              GetModuleHandleW(nullptr), nullptr);
     if (!w) throw std::runtime_error("CreateWindowExW(main) failed: " + std::to_string(GetLastError()));
-    ShowWindow(w, SW_SHOW);
+    if (show) ShowWindow(w, SW_SHOW);
     SetForegroundWindow(w);
     SetFocus(w);
     return w;
