@@ -9,7 +9,10 @@ namespace Corpus.Harness.Capture;
 /// environment), writes a minidump of the Windows process and every thread's native stack. Managed frames of a
 /// Windows .NET process are not named: the DAC does not cross from Linux to a Windows process.
 /// </summary>
-public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
+/// <param name="limitSec">How long one winedbg command may take. A hang holds still, so its snapshots may take longer
+/// (a minidump of the hung .NET program took 7–11 s, 12 s for the C++ one at load 19): there a killed winedbg, which
+/// kills the program it is attached to, would cost more than a slow one.</param>
+public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20) : ICaptureBackend
 {
     public string Name => "winedbg";
     public string? Unavailable => File.Exists(winedbg) ? null : $"no winedbg at {winedbg}";
@@ -115,7 +118,7 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
         var output = p.StandardOutput.ReadToEndAsync();
         var errors = p.StandardError.ReadToEndAsync();
         // An attach to a process that exits meanwhile hangs winedbg: do not wait long for it.
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(limitSec));
         using var done = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
         // Nor after the target has gone: a minidump of an exited process never finishes.
         var gone = target is null ? Task.Delay(Timeout.Infinite, done.Token)
@@ -129,7 +132,7 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
             p.Kill(entireProcessTree: true);
             throw new InvalidOperationException(target is { HasExited: true }
                 ? $"winedbg {string.Join(' ', args)} stopped: the process exited meanwhile"
-                : $"winedbg {string.Join(' ', args)} took more than 20 s (the process may have been exiting)");
+                : $"winedbg {string.Join(' ', args)} took more than {limitSec} s (the process may have been exiting)");
         }
         return await output + await errors;
     }
