@@ -193,6 +193,32 @@ public sealed class InputValidationTests : IDisposable
         Assert.Equal($"{e.File}: field '{field}': {e.Problem}", e.Message);
     }
 
+    private const string Hang = "{ \"hang\": { ";
+
+    [Theory]
+    [InlineData("\"cleanMaxMs\": 5000 } }", "cases[0].signature.hang.cleanMaxMs", "must be below minSec (3 s)")]
+    [InlineData("\"expectedMs\": 1000 } }", "cases[0].signature.hang.expectedMs", "below minSec (3 s)")]
+    [InlineData("\"expectedMs\": 200000 } }", "cases[0].signature.hang.expectedMs", "must be shorter than the run's budget.timeoutSec (120 s)")]
+    [InlineData("\"tolerance\": 0 } }", "cases[0].signature.hang.tolerance", "greater than 0")]
+    [InlineData("\"evidence\": [\"(\"] } }", "cases[0].signature.hang.evidence[0]", "not a valid regular expression")]
+    [InlineData("\"releaseSecs\": 1 } }", "cases[0].signature.hang.releaseSecs", "")]
+    public void HangSignatureFieldsAreChecked(string rest, string field, string problem) =>
+        AssertField(Make(signature: Hang + rest), field, problem);
+
+    [Fact]
+    public void AHangSignatureIsOneFamilyAmongTheOthers() =>
+        AssertField(Make(signature: "{ \"hang\": {}, \"process\": { \"exit\": \"zero\" } }"), "cases[0].signature",
+                    "give one of 'process', 'complexity', 'shmem' or 'hang'");
+
+    [Fact]
+    public void ADisplayNeedsAWineSubject()
+    {
+        AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display", "only Wine subjects get a display");
+        AssertField(Make(caseExtra: "\"display\": \"yes\","), "cases[0].display", "expected true or false");
+        var m = Manifest.Load(Write("shown", Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\"],")));
+        Assert.True(m.Cases[0].Display);
+    }
+
     [Fact]
     public void ManifestSubjectMustBeABuiltInName()
     {

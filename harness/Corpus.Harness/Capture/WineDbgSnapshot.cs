@@ -9,7 +9,10 @@ namespace Corpus.Harness.Capture;
 /// environment), writes a minidump of the Windows process and every thread's native stack. Managed frames of a
 /// Windows .NET process are not named: the DAC does not cross from Linux to a Windows process.
 /// </summary>
-public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
+/// <param name="limitSec">How long one winedbg command may take. A hang holds still, so its snapshots may take longer
+/// (a minidump of the hung .NET program took 7–11 s, 12 s for the C++ one at load 19): there a killed winedbg, which
+/// kills the program it is attached to, would cost more than a slow one.</param>
+public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20) : ICaptureBackend
 {
     public string Name => "winedbg";
     public string? Unavailable => File.Exists(winedbg) ? null : $"no winedbg at {winedbg}";
@@ -37,14 +40,60 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
             bt = await RunAsync(env, ["--file", script]);
             if (bt.Contains("Backtrace:")) break;
         }
-        File.WriteAllText(Path.Combine(dir, $"snapshot-{index}.threads.txt"), bt);
+        var threadsFile = Path.Combine(dir, $"snapshot-{index}.threads.txt");
+        File.WriteAllText(threadsFile, bt);
+        var threads = NameFrames(Threads(bt, tids));
+        var walked = clock.Elapsed.TotalSeconds;
         // The minidump after the walk: its session does not detach before winedbg exits.
         var dump = Path.Combine(dir, $"snapshot-{index}.mdmp");
-        await RunAsync(env, ["--minidump", dump, $"0x{wpid}"]);
-        if (!File.Exists(dump)) throw new InvalidOperationException($"winedbg --minidump wrote no {dump}");
+        string? failed = null;
+        try { await RunAsync(env, ["--minidump", dump, $"0x{wpid}"], target); }
+        catch (InvalidOperationException e) { failed = e.Message; }
+        if (!File.Exists(dump)) failed ??= $"winedbg --minidump wrote no {dump}";
         var seconds = clock.Elapsed.TotalSeconds;
-        return new CaptureRecord(Name, dump, new FileInfo(dump).Length, Math.Round(seconds, 3), Math.Round(at, 3), Threads(bt, tids),
-                                 "native stacks of every thread (winedbg bt); managed frames are not named under Wine");
+        const string note = "native stacks of every thread (winedbg bt; frames of Wine's DLLs without symbols named by the nearest "
+                            + "export); managed frames are not named under Wine";
+        // The stacks are kept when only the minidump failed: they are what a hang's evidence reads.
+        if (failed is not null)
+            return threads.Count > 0
+                ? new CaptureRecord(Name, threadsFile, new FileInfo(threadsFile).Length, Math.Round(seconds, 3), Math.Round(at, 3), threads,
+                                    $"{note}; stacks in {walked:0.0} s, but no minidump: {failed}")
+                : throw new InvalidOperationException(failed);
+        return new CaptureRecord(Name, dump, new FileInfo(dump).Length, Math.Round(seconds, 3), Math.Round(at, 3), threads,
+                                 $"{note}; stacks in {walked:0.0} s, minidump in {seconds - walked:0.0} s");
+    }
+
+    /// <summary>Names "module+0xOFF" frames of Wine's own DLLs by their export table (see <see cref="PeExports"/>).</summary>
+    private IReadOnlyList<ThreadStack> NameFrames(IReadOnlyList<ThreadStack> threads)
+    {
+        var dllDir = WineDllDirectory(winedbg);
+        if (dllDir is null) return threads;
+        var tables = new Dictionary<string, PeExports?>();
+        return threads.Select(t => t with { Frames = t.Frames.Select(f => NameFrame(f, m =>
+        {
+            if (!tables.TryGetValue(m, out var table))
+            {
+                var file = Path.Combine(dllDir, m + ".dll");
+                tables[m] = table = File.Exists(file) ? PeExports.Read(file) : null;
+            }
+            return table;
+        })).ToList() }).ToList();
+    }
+
+    public static string NameFrame(string frame, Func<string, PeExports?> exports)
+    {
+        if (UnnamedFrame().Match(frame) is not { Success: true } m || exports(m.Groups[1].Value) is not { } table) return frame;
+        var name = table.Nearest(Convert.ToUInt32(m.Groups[2].Value, 16));
+        return name is null ? frame : $"{m.Groups[1].Value}!{name}";
+    }
+
+    /// <summary>Wine's 64-bit PE DLLs beside a winedbg (Debian's layout, then an install prefix's).</summary>
+    public static string? WineDllDirectory(string winedbg)
+    {
+        var bin = Path.GetDirectoryName(Path.GetFullPath(winedbg))!;
+        return new[] { Path.Combine(bin, "..", "lib", "x86_64-linux-gnu", "wine", "x86_64-windows"),
+                       Path.Combine(bin, "..", "lib", "wine", "x86_64-windows"), Path.Combine(bin, "..", "lib64", "wine", "x86_64-windows") }
+            .Select(Path.GetFullPath).FirstOrDefault(Directory.Exists);
     }
 
     /// <summary>The Wine variables of the target's own environment, so winedbg talks to the cell's wineserver.</summary>
@@ -59,7 +108,7 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
         return env;
     }
 
-    private async Task<string> RunAsync(Dictionary<string, string> env, string[] args)
+    private async Task<string> RunAsync(Dictionary<string, string> env, string[] args, ContainedProcess? target = null)
     {
         var psi = new ProcessStartInfo(winedbg) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
         foreach (var a in args) psi.ArgumentList.Add(a);
@@ -69,12 +118,21 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
         var output = p.StandardOutput.ReadToEndAsync();
         var errors = p.StandardError.ReadToEndAsync();
         // An attach to a process that exits meanwhile hangs winedbg: do not wait long for it.
-        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(20));
-        try { await p.WaitForExitAsync(timeout.Token); }
-        catch (OperationCanceledException)
+        using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(limitSec));
+        using var done = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token);
+        // Nor after the target has gone: a minidump of an exited process never finishes.
+        var gone = target is null ? Task.Delay(Timeout.Infinite, done.Token)
+            : Task.Run(async () => { while (!target.HasExited) await Task.Delay(100, done.Token); }, done.Token);
+        await Task.WhenAny(p.WaitForExitAsync(timeout.Token), gone);
+        done.Cancel();
+        try { await gone; }
+        catch (OperationCanceledException) { }
+        if (!p.HasExited)
         {
             p.Kill(entireProcessTree: true);
-            throw new InvalidOperationException($"winedbg {string.Join(' ', args)} took more than 20 s (the process may have been exiting)");
+            throw new InvalidOperationException(target is { HasExited: true }
+                ? $"winedbg {string.Join(' ', args)} stopped: the process exited meanwhile"
+                : $"winedbg {string.Join(' ', args)} took more than {limitSec} s (the process may have been exiting)");
         }
         return await output + await errors;
     }
@@ -140,4 +198,7 @@ public sealed partial class WineDbgSnapshot(string winedbg) : ICaptureBackend
 
     [GeneratedRegex(@"\((\+0x[0-9a-f]+)\)")]
     private static partial Regex Offset();
+
+    [GeneratedRegex(@"^([\w.\-]+)\+0x([0-9a-f]+)$")]
+    private static partial Regex UnnamedFrame();
 }

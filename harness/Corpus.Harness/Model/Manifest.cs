@@ -296,22 +296,23 @@ public sealed record StacksSpec(string Frame)
 public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
                                StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
                                UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null,
-                               LostUpdateSpec? LostUpdate = null, ProcessPattern? Fixture = null)
+                               LostUpdateSpec? LostUpdate = null, ProcessPattern? Fixture = null, HangSpec? Hang = null)
 {
     public static Signature Read(Fields f)
     {
         f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree",
-                    "lostUpdate", "fixture");
+                    "lostUpdate", "fixture", "hang");
         var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
         var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
         var stacks = f.ObjectOr("stacks") is { } s ? StacksSpec.Read(s) : null;
         var shmem = f.ObjectOr("shmem") is { } sh ? ShmemSpec.Read(sh) : null;
         var fixture = f.ObjectOr("fixture") is { } fx ? ProcessPattern.Read(fx) : null;
-        var families = new object?[] { process, complexity, shmem, fixture }.Count(x => x is not null);
+        var hang = f.ObjectOr("hang") is { } hg ? HangSpec.Read(hg) : null;
+        var families = new object?[] { process, complexity, shmem, fixture, hang }.Count(x => x is not null);
         if (families == 0)
-            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity', 'shmem' or 'fixture'");
-        if (families > 1) throw f.Error("give one of 'process', 'complexity', 'shmem' or 'fixture', not several");
+            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity', 'shmem', 'fixture' or 'hang'");
+        if (families > 1) throw f.Error("give one of 'process', 'complexity', 'shmem', 'fixture' or 'hang', not several");
         var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
         if (statistics is not null && process is null)
             throw f.Error("repeats need a 'process' signature to count hits", "statistics");
@@ -319,7 +320,7 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
         var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
         var lostUpdate = f.ObjectOr("lostUpdate") is { } lu ? LostUpdateSpec.Read(lu) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate, fixture);
+        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate, fixture, hang);
     }
 }
 
@@ -339,11 +340,12 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
 }
 
 /// <param name="Program">"main" (the .NET/Mono build) or "cmake:TARGET" (a native program, run on a native subject).</param>
+/// <param name="Display">The program makes windows: Wine subjects give each run an X display (Xvfb).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
                               IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
-                              TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null)
+                              TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null, bool Display = false)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 }
@@ -378,7 +380,7 @@ public sealed partial record Manifest(
         foreach (var c in f.Objects("cases"))
         {
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
-                        "fixture");
+                        "fixture", "display");
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly("timed", "crash", "timeTravel");
             var caseEnv = new Dictionary<string, string>(env);
@@ -392,7 +394,8 @@ public sealed partial record Manifest(
                                     c.StringOr("program", "main")!,
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
                                     capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null,
-                                    c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null);
+                                    c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null,
+                                    c.BoolOr("display", false));
             if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
                 throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
@@ -400,6 +403,9 @@ public sealed partial record Manifest(
             if (spec.Fixture is not null) FixtureSpec.CheckSubjects(c, spec.Subjects);
             if (spec.Signature.Fixture is not null && spec.Fixture is null)
                 throw c.Error("a fixture signature judges a case with a 'fixture'; this case has none", "signature.fixture");
+            if (spec.Display && !spec.Subjects.Any(Corpus.Harness.Subjects.WineKindBase.IsWineSubject))
+                throw c.Error($"only Wine subjects get a display, and none of this case's subjects ({string.Join(", ", spec.Subjects)}) is one",
+                              "display");
             if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Signature.LostUpdate is not null && spec.Crash is not ({ Core: true } or { RingFile: not null }))
@@ -439,6 +445,8 @@ public sealed partial record Manifest(
             throw c.Error(Within($"maxSeconds {pm}"), "signature.process.maxSeconds");
         if (spec.Signature.Clean.MaxSeconds is { } cm && cm >= timeout)
             throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
+        if (spec.Signature.Hang is { } hg && hg.LongestMs >= timeout * 1000.0)
+            throw c.Error(Within($"a hang of up to {hg.LongestMs / 1000:0.#} s"), hg.ExpectedMs is null ? "signature.hang.minSec" : "signature.hang.expectedMs");
     }
 
     /// <summary>Manifests name built-in subjects only; a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>

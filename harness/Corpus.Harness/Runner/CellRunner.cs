@@ -89,7 +89,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         cell.Metrics["runtime"] = kind.Describe(subject);
         using var isolation = kind.Isolate(subject, dir);
-        var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false));
+        var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
+                                                                               Holds: SignatureFamilies.For(cs.Signature).Waits));
         var runs = new CellRuns(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
         var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
         try

@@ -38,7 +38,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         foreach (var kv in isolation.Env) env[kv.Key] = kv.Value;
         var freelog = cs.Crash is { Freelog: true };
         if (freelog) env["LD_PRELOAD"] = FreelogLibrary;
-        return subject.Kind.Launch(subject, program, args, new LaunchOptions(env, PerfMap: freelog));
+        return subject.Kind.Launch(subject, program, args, new LaunchOptions(env, PerfMap: freelog, Display: cs.Display));
     }
 
     public async Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,

@@ -29,7 +29,7 @@ public interface ISignatureFamily
 public static class SignatureFamilies
 {
     public static readonly IReadOnlyList<ISignatureFamily> All =
-        [new ComplexityFamily(), new StatisticsFamily(), new ShmemFamily(), new FixtureFamily(), new ProcessFamily()];
+        [new ComplexityFamily(), new StatisticsFamily(), new ShmemFamily(), new FixtureFamily(), new HangFamily(), new ProcessFamily()];
 
     public static ISignatureFamily For(Signature s, IReadOnlyList<ISignatureFamily>? families = null) =>
         (families ?? All).First(f => f.Runs(s));

@@ -51,10 +51,12 @@ public interface ISubjectKind
 public sealed record Launch(string File, IReadOnlyList<string> Args, IReadOnlyDictionary<string, string> Env);
 
 /// <param name="PerfMap">The run is a crash capture with freelog: ask the runtime for a perf map of JIT code.</param>
-public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap);
+/// <param name="Display">The case makes windows (manifest `display`): a kind that can, gives the run a display.</param>
+public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap, bool Display = false);
 
 /// <param name="Heap">The case asks snapshots for heap statistics.</param>
-public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap);
+/// <param name="Holds">The case's family waits (a hang): the process stays put for seconds after the marker.</param>
+public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap, bool Holds = false);
 
 /// <summary>
 /// What a cell gets around its runs and must give back afterwards. The default is nothing; kinds that need a

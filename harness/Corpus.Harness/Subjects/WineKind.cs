@@ -21,6 +21,9 @@ public abstract class WineKindBase : ISubjectKind
 
     protected virtual bool NeedsDisplay => false;
 
+    /// <summary>Whether a built-in subject name runs under Wine (the manifest's `display` needs one).</summary>
+    public static bool IsWineSubject(string name) => SubjectKinds.All.OfType<WineKindBase>().Any(k => k.BuiltIns.Contains(name));
+
     /// <summary>Environment the runtime needs under Wine, added before the case's own.</summary>
     protected virtual IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string>();
 
@@ -53,7 +56,7 @@ public abstract class WineKindBase : ISubjectKind
         var cell = options.Env.TryGetValue(WineIsolation.CellVariable, out var c) ? c
             : throw new InvalidOperationException("a wine run needs its cell's isolation");
         var root = options.Env[WineIsolation.RootVariable];
-        return new Launch("bash", [Path.Combine(root, "harness", "wine", "run.sh"), cell, Windows(s), NeedsDisplay ? "1" : "0", "--",
+        return new Launch("bash", [Path.Combine(root, "harness", "wine", "run.sh"), cell, Windows(s), NeedsDisplay || options.Display ? "1" : "0", "--",
                                    program, .. args], env);
     }
 
@@ -61,7 +64,7 @@ public abstract class WineKindBase : ISubjectKind
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
     public virtual ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
-        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"));
+        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.Holds ? 45 : 20);
 
     public string CrashExecutable(Subject s, string program) => program;
 
@@ -95,17 +98,20 @@ public sealed class WineDotnetKind : WineKindBase
         new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
 
     /// <summary>
+    /// winedbg on a .NET process needs the process to stay put: stacks took 1.0–1.3 s and the minidump 7–11 s (wine-net10)
+    /// and over 20 s (wine-net8). A debuggee cannot exit while winedbg is attached, and killing a stuck winedbg killed the
+    /// program: filemapping-leak's 4 s hold on wine-net8 lost its REPRO-DONE that way. So only cases whose family waits
+    /// (a hang holds still for its whole length) get it. Managed frames stay unnamed: the DAC does not cross.
+    /// </summary>
+    public override ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => context.Holds ? base.SnapshotBackend(s, context)
+        : new UnavailableBackend("winedbg", "not taken for .NET under Wine outside a hang: winedbg --minidump took 7 to more than 20 s "
+                                 + "and holds the program's exit while attached (a killed winedbg killed the program); managed stacks of a "
+                                 + "Windows .NET process cannot be read on Linux");
+
+    /// <summary>
     /// Under Wine 8, .NET's W^X double mapping breaks dynamic methods: BinaryFormatter died with "Internal CLR error
     /// (0x80131506)" in DynamicResolver finalization on every run until W^X was off.
     /// </summary>
-    /// <summary>
-    /// Measured here: winedbg --minidump of a .NET for Windows process took 7–20 s, listed no threads, and once hung
-    /// past its one-minute limit; and managed stacks cannot be read from Linux anyway. Said, not attempted.
-    /// </summary>
-    public override ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new UnavailableBackend("winedbg",
-        "not taken for .NET under Wine: winedbg --minidump took 7–20 s and once hung past a minute here, and managed "
-        + "stacks of a Windows .NET process cannot be read on Linux (the DAC does not cross that way)");
-
     protected override IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string> { ["DOTNET_EnableWriteXorExecute"] = "0" };
 }
 

@@ -1,0 +1,202 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>The hang family judges the program's own stamps: how long the UI call blocked, what released it, the evidence.</summary>
+public class HangFamilyTests
+{
+    private const string Attached = @"gui-info .*ui_focus=(0x[1-9a-f][0-9a-f]*) ui_active=\S+ worker_focus=\1\b";
+    private static readonly HangSpec Spec = new("SetFocus", 3, 20000, 0.25, 1, 200, [Attached]);
+
+    /// <summary>Output shaped like the C# program's under Wine (the bug: 20,002 ms, released by the pool thread's exit).</summary>
+    private static string Output(double call = 3.5, double ret = 20007.1, double? exit = 20005.9, string focus = "0x2005a", string workerFocus = "0x2005a") =>
+        $"""
+        REPRO-REACHED work-item-done t_ms=2.1 pool_tid=300
+        REPRO-REACHED gui-info t_ms=3.5 ui_focus={focus} ui_active={focus} worker_focus={workerFocus} worker_active={workerFocus}
+        REPRO-REACHED ui-call t_ms={call} call=SetFocus
+        {(exit is null ? "" : $"REPRO-REACHED worker-exit t_ms={exit} pool_tid=300")}
+        REPRO-REACHED ui-return t_ms={ret} call=SetFocus
+        REPRO-DONE
+        """;
+
+    [Fact]
+    public void ABlockOfAboutTheTimeoutReleasedByTheExitWithTheAttachmentIsReproduced()
+    {
+        var v = HangJudge.Judge(Spec, Output());
+        Assert.Equal(Outcome.Reproduced, v.Outcome);
+        Assert.Equal(20003.6, (double)v.Metrics["ui_block_ms"], 1);
+        Assert.Equal(1.2, (double)v.Metrics["exit_to_return_ms"], 1);
+        Assert.Contains("SetFocus blocked 20004 ms", v.Detail);
+    }
+
+    [Fact]
+    public void NoCallLongerThanTheCleanLimitIsClean()
+    {
+        var v = HangJudge.Judge(Spec, Output(ret: 5.3, exit: null, workerFocus: "0x0"));
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Contains("longest: SetFocus 1.8 ms", v.Detail);
+    }
+
+    [Theory]
+    [InlineData(3.5, 5010.0, 5009.0, "0x2005a", "not within 25 % of the expected 20000 ms")]       // the 5 s timeout, judged against 20 s
+    [InlineData(3.5, 20007.1, 12000.0, "0x2005a", "returned 8007 ms after the worker exited")]     // something else released it
+    [InlineData(3.5, 20007.1, 20300.0, "0x2005a", "returned -293 ms after the worker exited")]     // it returned before the exit
+    [InlineData(3.5, 20007.1, 20005.9, "0x0", "no evidence")]                                     // no attachment seen
+    [InlineData(3.5, 1000.0, 999.0, "0x2005a", "blocked less than 3 s")]
+    public void AHangMissingOneFactIsAWrongFailureThatNamesIt(double call, double ret, double exit, string workerFocus, string why)
+    {
+        var v = HangJudge.Judge(Spec, Output(call, ret, exit, workerFocus: workerFocus));
+        Assert.Equal(Outcome.WrongFailure, v.Outcome);
+        Assert.Contains(why, v.Detail);
+    }
+
+    [Fact]
+    public void AReturnPrintedJustBeforeTheExitStampStillCounts() =>
+        Assert.Equal(Outcome.Reproduced, HangJudge.Judge(Spec, Output(ret: 20005.0, exit: 20005.9 + HangJudge.PrintOrderSlackMs - 10)).Outcome);
+
+    [Fact]
+    public void WithoutAWorkerExitThereIsNoRelease() =>
+        Assert.Contains("no worker-exit marker", HangJudge.Judge(Spec, Output(exit: null)).Detail);
+
+    [Fact]
+    public void ACallThatNeverReturnedIsAWrongFailure()
+    {
+        var v = HangJudge.Judge(Spec, "REPRO-REACHED ui-call t_ms=3.0 call=SetFocus\n");
+        Assert.Equal(Outcome.WrongFailure, v.Outcome);
+        Assert.Contains("never returned", v.Detail);
+    }
+
+    [Fact]
+    public void AProgramWithoutTheProtocolIsAnError() =>
+        Assert.Equal(Outcome.Error, HangJudge.Judge(Spec, "REPRO-REACHED ui-call t_ms=3.0 call=ShowWindow\nREPRO-DONE\n").Outcome);
+
+    [Fact]
+    public void OnlyTheNamedCallsAreJudgedAndTheLongestDecides()
+    {
+        var output = "REPRO-REACHED ui-call t_ms=0 call=ShowWindow\nREPRO-REACHED ui-return t_ms=9000 call=ShowWindow\n"
+                     + "REPRO-REACHED ui-call t_ms=9000 call=SetFocus\nREPRO-REACHED ui-return t_ms=9001 call=SetFocus\n"
+                     + "REPRO-REACHED ui-call t_ms=9001 call=SetFocus\nREPRO-REACHED ui-return t_ms=9050 call=SetFocus\n";
+        var (calls, exit) = HangJudge.Parse(output);
+        Assert.Equal(3, calls.Count);
+        Assert.Null(exit);
+        var v = HangJudge.Judge(Spec, output);
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Equal(49.0, (double)v.Metrics["ui_block_ms"], 1);
+    }
+
+    [Fact]
+    public void TheHarnessClockGivesItsOwnBlockTime()
+    {
+        var markers = new Dictionary<string, double>
+        {
+            ["REPRO-REACHED ui-call t_ms=3.5 call=SetFocus"] = 0.70,
+            ["REPRO-REACHED ui-return t_ms=20007.1 call=SetFocus"] = 20.72,
+        };
+        Assert.Equal(20020, HangJudge.HarnessBlockMs(markers));
+    }
+
+    [Fact]
+    public void TheFamilyTakesHangSignaturesAndMayRunAlongsideOthers()
+    {
+        var sig = new Signature(null, ProcessPattern.DefaultClean, null, null, Hang: Spec);
+        var family = SignatureFamilies.For(sig);
+        Assert.IsType<HangFamily>(family);
+        Assert.True(family.Waits);
+        Assert.IsType<ProcessFamily>(SignatureFamilies.For(sig with { Hang = null, Process = ProcessPattern.DefaultClean }));
+    }
+
+    [Fact]
+    public void ACaseThatAsksForADisplayGetsOneUnderWine()
+    {
+        var env = new Dictionary<string, string> { [WineIsolation.CellVariable] = "/tmp/cell", [WineIsolation.RootVariable] = "/corpus" };
+        var s = new Subject("wine", new WineKind(), "/usr/bin/wine", "wine-8.0", null);
+        Assert.Equal("1", new WineKind().Launch(s, "p.exe", [], new LaunchOptions(env, false, Display: true)).Args[3]);
+        Assert.Equal("0", new WineKind().Launch(s, "p.exe", [], new LaunchOptions(env, false)).Args[3]);
+        Assert.True(WineKindBase.IsWineSubject("wine-net8"));
+        Assert.False(WineKindBase.IsWineSubject("net8"));
+    }
+}
+
+/// <summary>Frames of Wine's DLLs that winedbg leaves unnamed get the export they fall in, read from the real DLL.</summary>
+public class PeExportsTests
+{
+    private static string Win32u()
+    {
+        var dir = WineDbgSnapshot.WineDllDirectory("/usr/bin/winedbg");
+        Assert.True(dir is not null, "Wine's PE DLLs are not installed (ci/setup.sh installs wine)");
+        return Path.Combine(dir!, "win32u.dll");
+    }
+
+    [Fact]
+    public void TheUiThreadsFrameIsNtUserSetFocus()
+    {
+        var win32u = PeExports.Read(Win32u());
+        Assert.True(win32u.Count > 1000, $"{win32u.Count} exports");
+        // winedbg printed "in win32u (+0xbdc4)" for the hung UI thread: the return address after the syscall.
+        Assert.Equal("win32u!NtUserSetFocus+0x14", WineDbgSnapshot.NameFrame("win32u+0xbdc4", _ => win32u));
+    }
+
+    [Fact]
+    public void NamedFramesAndUnknownModulesStayAsTheyAre()
+    {
+        var win32u = PeExports.Read(Win32u());
+        Assert.Equal("kernelbase!Sleep+0x24", WineDbgSnapshot.NameFrame("kernelbase!Sleep+0x24", _ => win32u));
+        Assert.Equal("coreclr+0x10a42f", WineDbgSnapshot.NameFrame("coreclr+0x10a42f", _ => null));
+    }
+
+    [Fact]
+    public void AFileThatIsNotAPeImageHasNoExports()
+    {
+        var f = Path.GetTempFileName();
+        try
+        {
+            File.WriteAllText(f, "not a PE file at all, just text that is long enough to have a header's worth of bytes");
+            Assert.Equal(0, PeExports.Read(f).Count);
+        }
+        finally { File.Delete(f); }
+    }
+}
+
+/// <summary>winedbg attaches to a .NET process under Wine only when the case holds still (a hang).</summary>
+public class WineDotnetCaptureTests
+{
+    [Fact]
+    public void OnlyAHangGetsWinedbgOnDotnet()
+    {
+        var s = new Subject("wine-net10", new WineDotnetKind(), "/usr/bin/wine", "wine-8.0", null);
+        var tools = ToolRunner.Instance;
+        Assert.IsType<WineDbgSnapshot>(new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false, Holds: true)));
+        var other = new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false));
+        Assert.Contains("holds the program's exit", other.Unavailable);
+        // Win32 programs under Wine: a minidump takes 0.2-4 s, so every case gets it.
+        Assert.IsType<WineDbgSnapshot>(new WineKind().SnapshotBackend(s with { Kind = new WineKind() }, new CaptureContext(tools, "/", false)));
+    }
+}
+
+/// <summary>A snapshot that is still attached when the worker exits holds the exit: the hang's length is then the capture's.</summary>
+public class HangCaptureOverlapTests
+{
+    private static readonly Dictionary<string, double> Markers = new()
+    {
+        ["REPRO-REACHED ui-call t_ms=487.3 call=SetFocus"] = 0.9,
+        ["REPRO-REACHED worker-exit t_ms=14835.0"] = 15.3,
+        ["REPRO-REACHED ui-return t_ms=14837.3 call=SetFocus"] = 15.3,
+    };
+
+    // Measured under load: winedbg attached at 2.7 s for 13.3 s (minidump 10.9 s); the 8 s worker exited at 14.8 s.
+    private static CaptureRecord Snapshot(double at, double seconds) => new("winedbg", "s.mdmp", 1, seconds, at, []);
+
+    [Fact]
+    public void AnExitDuringTheSnapshotIsHeldByIt() =>
+        Assert.Contains("while winedbg was attached (2.7–16.0 s)", HangJudge.ExitHeldBy([Snapshot(2.7, 13.3)], Markers));
+
+    [Fact]
+    public void ASnapshotThatEndedBeforeTheExitHeldNothing()
+    {
+        Assert.Null(HangJudge.ExitHeldBy([Snapshot(2.7, 3.0)], Markers));
+        Assert.Null(HangJudge.ExitHeldBy([], Markers));
+    }
+}

@@ -1,0 +1,37 @@
+using Corpus.Harness.Json;
+
+namespace Corpus.Harness.Model;
+
+/// <summary>
+/// Hang family: a UI thread's call blocks for seconds and is released when another thread exits. The program prints
+/// stamped markers (REPRO-REACHED ui-call|ui-return t_ms=… call=NAME, worker-exit t_ms=…); the harness judges them.
+/// </summary>
+/// <param name="Call">Regex over the call's name; only matching calls are judged.</param>
+/// <param name="MinSec">A reproduction blocks at least this long.</param>
+/// <param name="ExpectedMs">With <paramref name="Tolerance"/>: the block must last ExpectedMs ± that fraction (the
+/// thread pool's ThreadTimeoutMs, or the worker's idle time).</param>
+/// <param name="ReleaseSec">The call returns at most this long after the worker-exit stamp.</param>
+/// <param name="CleanMaxMs">Clean: no judged call blocks longer.</param>
+/// <param name="Evidence">Regexes that must all match the output for a reproduction (e.g. the attachment).</param>
+public sealed record HangSpec(string Call, double MinSec, double? ExpectedMs, double Tolerance, double ReleaseSec, double CleanMaxMs,
+                              IReadOnlyList<string> Evidence)
+{
+    public static HangSpec Read(Fields f)
+    {
+        f.AllowOnly("call", "minSec", "expectedMs", "tolerance", "releaseSec", "cleanMaxMs", "evidence");
+        var spec = new HangSpec(f.RegexOr("call") ?? ".", f.NumberOr("minSec", 3, min: 0, above: true, max: 3600)!.Value,
+                                f.NumberOr("expectedMs", null, min: 0, above: true, max: 3_600_000),
+                                f.NumberOr("tolerance", 0.25, min: 0, above: true, max: 1)!.Value,
+                                f.NumberOr("releaseSec", 1, min: 0, above: true, max: 60)!.Value,
+                                f.NumberOr("cleanMaxMs", 200, min: 0, above: true, max: 3_600_000)!.Value,
+                                f.RegexList("evidence", required: false));
+        if (spec.CleanMaxMs >= spec.MinSec * 1000)
+            throw f.Error($"must be below minSec ({spec.MinSec} s), or a run could be clean and a hang at once", "cleanMaxMs");
+        if (spec.ExpectedMs is { } e && e * (1 + spec.Tolerance) < spec.MinSec * 1000)
+            throw f.Error($"{e} ms (+{spec.Tolerance:P0}) is below minSec ({spec.MinSec} s): no run could reproduce", "expectedMs");
+        return spec;
+    }
+
+    /// <summary>The longest block a reproduction may show, which the run's timeout must leave room for.</summary>
+    public double LongestMs => ExpectedMs is { } e ? e * (1 + Tolerance) : MinSec * 1000;
+}

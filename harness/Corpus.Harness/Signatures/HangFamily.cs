@@ -1,0 +1,170 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>
+/// Hang family: one run whose UI thread blocks in a call until another thread exits. The program stamps its own
+/// markers in milliseconds; <see cref="HangJudge"/> decides from them. The cell spends its time waiting.
+/// </summary>
+public sealed class HangFamily : ISignatureFamily
+{
+    public string Name => "hang";
+    public bool Runs(Signature signature) => signature.Hang is not null;
+    public bool Waits => true;
+
+    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    {
+        var cs = runs.Case;
+        runs.Progress($"{cell.Key} …");
+        var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", cs.Timed);
+        ProcessFamily.Record(cell, run, metrics);
+        var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
+        if (outcome == Outcome.Unsupported)
+        {
+            (cell.Outcome, cell.Detail) = (outcome, detail);
+            return;
+        }
+        // A debugger holds a thread's exit while attached: when the snapshot was still attached as the worker exited, its
+        // length, not the bug, set the hang's length, so the expected-length check is not applied (the rest still is).
+        var spec = cs.Signature.Hang!;
+        string? held;
+        lock (cell.Captures) held = HangJudge.ExitHeldBy(cell.Captures, markers);
+        if (held is not null)
+        {
+            cell.Metrics["exit_held_by_capture"] = held;
+            spec = spec with { ExpectedMs = null };
+        }
+        var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
+        if (held is not null) verdict = verdict with { Detail = $"{verdict.Detail}; expected length not judged: {held}" };
+        foreach (var kv in verdict.Metrics) cell.Metrics[kv.Key] = kv.Value;
+        if (HangJudge.HarnessBlockMs(markers) is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
+        (cell.Outcome, cell.Detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
+            ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
+                                     + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
+            : (verdict.Outcome, verdict.Detail);
+    }
+}
+
+/// <summary>A UI call as the program stamped it: begin and, if it returned, end (ms since the program started).</summary>
+public sealed record UiCall(string Name, double BeginMs, double? EndMs)
+{
+    public double? BlockedMs => EndMs - BeginMs;
+}
+
+public sealed record HangVerdict(Outcome Outcome, string Detail, IReadOnlyDictionary<string, object> Metrics);
+
+public static partial class HangJudge
+{
+    /// <summary>
+    /// The call's return and the worker-exit stamp come from two threads woken by the same thread exit; either may
+    /// print first, so a return this much before the exit stamp still counts as released by it.
+    /// </summary>
+    public const double PrintOrderSlackMs = 100;
+
+    public static (IReadOnlyList<UiCall> Calls, double? WorkerExitMs) Parse(string output)
+    {
+        var calls = new List<UiCall>();
+        var open = new Dictionary<string, int>();
+        double? exit = null;
+        foreach (Match m in MarkerLine().Matches(output))
+        {
+            var t = double.Parse(m.Groups["t"].Value, CultureInfo.InvariantCulture);
+            var call = CallName().Match(m.Groups["rest"].Value) is { Success: true } c ? c.Groups[1].Value : "?";
+            switch (m.Groups["event"].Value)
+            {
+                case "ui-call":
+                    open[call] = calls.Count;
+                    calls.Add(new UiCall(call, t, null));
+                    break;
+                case "ui-return" when open.Remove(call, out var i):
+                    calls[i] = calls[i] with { EndMs = t };
+                    break;
+                case "worker-exit":
+                    exit ??= t;
+                    break;
+            }
+        }
+        return (calls, exit);
+    }
+
+    public static HangVerdict Judge(HangSpec spec, string output)
+    {
+        var (all, exit) = Parse(output);
+        var callRe = new Regex(spec.Call);
+        var calls = all.Where(c => callRe.IsMatch(c.Name)).ToList();
+        var metrics = new Dictionary<string, object>
+        {
+            ["ui_calls"] = calls.Select(c => c.EndMs is null ? $"{c.Name}: never returned" : $"{c.Name} {c.BlockedMs:0} ms").ToList(),
+        };
+        if (spec.ExpectedMs is { } expectedMs) metrics["hang_expected_ms"] = expectedMs;
+        if (exit is { } ex) metrics["worker_exit_ms"] = Math.Round(ex, 1);
+        if (calls.Count == 0)
+            return new(Outcome.Error, $"no 'REPRO-REACHED ui-call … call=' marker matching /{spec.Call}/: the program does not follow the hang protocol", metrics);
+        var longest = calls.OrderByDescending(c => c.EndMs is null ? double.MaxValue : c.BlockedMs!.Value).First();
+        if (longest.EndMs is null)
+            return new(Outcome.WrongFailure, $"{longest.Name} at {longest.BeginMs:0} ms never returned", metrics);
+        var blocked = longest.BlockedMs!.Value;
+        metrics["ui_call"] = longest.Name;
+        metrics["ui_block_ms"] = Math.Round(blocked, 1);
+        if (blocked <= spec.CleanMaxMs)
+            return new(Outcome.Clean, $"no UI call blocked more than {spec.CleanMaxMs:0} ms (longest: {longest.Name} {blocked:0.0} ms)", metrics);
+
+        var missing = new List<string>();
+        if (blocked < spec.MinSec * 1000) missing.Add($"it blocked less than {spec.MinSec} s");
+        if (spec.ExpectedMs is { } e && Math.Abs(blocked - e) > spec.Tolerance * e)
+            missing.Add($"not within {spec.Tolerance:P0} of the expected {e:0} ms");
+        if (exit is null) missing.Add("no worker-exit marker");
+        else
+        {
+            var afterExit = longest.EndMs!.Value - exit.Value;
+            metrics["exit_to_return_ms"] = Math.Round(afterExit, 1);
+            if (afterExit < -PrintOrderSlackMs || afterExit > spec.ReleaseSec * 1000)
+                missing.Add($"it returned {afterExit:0} ms after the worker exited, not within {spec.ReleaseSec} s of it");
+        }
+        var evidence = spec.Evidence.Select(p => (p, m: new Regex(p, RegexOptions.Multiline).Match(output))).ToList();
+        foreach (var (p, m) in evidence.Where(x => !x.m.Success)) missing.Add($"no evidence /{p}/");
+        if (evidence.Count > 0) metrics["hang_evidence"] = evidence.Where(x => x.m.Success).Select(x => x.m.Value.Trim()).ToList();
+        var what = $"{longest.Name} blocked {blocked:0} ms";
+        if (missing.Count > 0) return new(Outcome.WrongFailure, $"{what}, but {string.Join("; ", missing)}", metrics);
+        return new(Outcome.Reproduced, $"{what}{(spec.ExpectedMs is { } x ? $" (expected {x:0} ± {spec.Tolerance:P0})" : "")}, returned "
+                                       + $"{longest.EndMs - exit:0} ms after the worker exited; evidence: {spec.Evidence.Count} of {spec.Evidence.Count}", metrics);
+    }
+
+    /// <summary>
+    /// Whether a snapshot was still attached when the worker-exit line came (within half a second of its end): a
+    /// debuggee's threads cannot finish exiting while winedbg is attached. Null when not; else what happened.
+    /// </summary>
+    public static string? ExitHeldBy(IEnumerable<Capture.CaptureRecord> captures, IReadOnlyDictionary<string, double> markers)
+    {
+        var exit = markers.Where(kv => kv.Key.StartsWith("REPRO-REACHED worker-exit ")).Select(kv => (double?)kv.Value).Min();
+        if (exit is not { } e) return null;
+        foreach (var c in captures)
+            if (c.AtSeconds <= e && e <= c.AtSeconds + c.Seconds + 0.5)
+                return $"the worker exited at {e:0.0} s while {c.Backend} was attached ({c.AtSeconds:0.0}–{c.AtSeconds + c.Seconds:0.0} s)";
+        return null;
+    }
+
+    /// <summary>The longest ui-call → ui-return gap as the harness saw the lines arrive, beside the program's own stamps.</summary>
+    public static double? HarnessBlockMs(IReadOnlyDictionary<string, double> markers)
+    {
+        double? best = null;
+        foreach (var (line, t) in markers)
+        {
+            if (MarkerLine().Match(line) is not { Success: true } m || m.Groups["event"].Value != "ui-call") continue;
+            var call = CallName().Match(m.Groups["rest"].Value).Groups[1].Value;
+            var end = markers.Where(kv => kv.Key.StartsWith("REPRO-REACHED ui-return ") && kv.Key.Contains($"call={call}") && kv.Value >= t)
+                             .Select(kv => (double?)kv.Value).Min();
+            if (end is { } e && (best is null || (e - t) * 1000 > best)) best = Math.Round((e - t) * 1000, 0);
+        }
+        return best;
+    }
+
+    [GeneratedRegex(@"REPRO-REACHED (?<event>\S+) t_ms=(?<t>\d+(?:\.\d+)?)(?<rest>[^\r\n]*)")]
+    private static partial Regex MarkerLine();
+
+    [GeneratedRegex(@"\bcall=(\S+)")]
+    private static partial Regex CallName();
+}
