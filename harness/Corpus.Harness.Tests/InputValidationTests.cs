@@ -208,7 +208,7 @@ public sealed class InputValidationTests : IDisposable
     [Fact]
     public void AHangSignatureIsOneFamilyAmongTheOthers() =>
         AssertField(Make(signature: "{ \"hang\": {}, \"process\": { \"exit\": \"zero\" } }"), "cases[0].signature",
-                    "give one of 'process', 'complexity', 'shmem' or 'hang'");
+                    "give one of 'process', 'complexity', 'shmem', 'fixture' or 'hang'");
 
     [Fact]
     public void ADisplayNeedsAWineSubject()

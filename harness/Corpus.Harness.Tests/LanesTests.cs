@@ -3,65 +3,94 @@ using Xunit;
 
 namespace Corpus.Harness.Tests;
 
+/// <summary>
+/// Lanes, judged by what ran at the same time, not by timing: a cell that must run alongside another waits for
+/// that one to start (10 s at most), and counters record how many of each kind ran at once.
+/// </summary>
 public class LanesTests
 {
-    private sealed record Cell(int Id, bool Waits, int Ms);
-    private sealed record Done(int Id, DateTime Start, DateTime End);
+    private sealed record Cell(int Id, bool Waits, int? AwaitStartOf = null);
 
-    private static async Task<IReadOnlyList<Done>> Run(IReadOnlyList<Cell> plan, int alongside, Func<bool>? stop = null)
+    private sealed class Recorder(int count)
     {
-        return await Lanes.RunAsync(plan, c => c.Waits, alongside, async (_, c) =>
+        private readonly TaskCompletionSource[] _started =
+            Enumerable.Range(0, count).Select(_ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).ToArray();
+        private int _busy, _waiting, _all;
+        public int MaxBusy, MaxWaiting, MaxAll;
+        public readonly List<int> Order = [];
+        public readonly List<string> Missed = [];
+
+        private static void Raise(ref int now, ref int max, int by)
         {
-            var start = DateTime.UtcNow;
-            await Task.Delay(c.Ms);
-            return new Done(c.Id, start, DateTime.UtcNow);
-        }, stop ?? (() => false));
+            var v = Interlocked.Add(ref now, by);
+            int seen;
+            while (v > (seen = Volatile.Read(ref max)) && Interlocked.CompareExchange(ref max, v, seen) != seen) { }
+        }
+
+        public async Task<int> Run(Cell c)
+        {
+            if (c.Waits) Raise(ref _waiting, ref MaxWaiting, 1); else Raise(ref _busy, ref MaxBusy, 1);
+            Raise(ref _all, ref MaxAll, 1);
+            lock (Order) Order.Add(c.Id);
+            _started[c.Id].TrySetResult();
+            if (c.AwaitStartOf is { } other
+                && await Task.WhenAny(_started[other].Task, Task.Delay(TimeSpan.FromSeconds(10))) != _started[other].Task)
+                lock (Missed) Missed.Add($"cell {c.Id} ran without cell {other} alongside");
+            await Task.Delay(20);
+            Interlocked.Add(ref _all, -1);
+            if (c.Waits) Interlocked.Add(ref _waiting, -1); else Interlocked.Add(ref _busy, -1);
+            return c.Id;
+        }
     }
 
-    private static bool Overlap(Done a, Done b) => a.Start < b.End && b.Start < a.End;
+    private static async Task<(IReadOnlyList<string> Done, Recorder R)> Run(IReadOnlyList<Cell> plan, int alongside, Func<bool>? stop = null)
+    {
+        var r = new Recorder(plan.Count);
+        var done = await Lanes.RunAsync(plan, c => c.Waits, alongside, async (_, c) => (await r.Run(c)).ToString(), stop ?? (() => false));
+        return (done, r);
+    }
 
     [Fact]
-    public async Task Busy_cells_never_overlap_and_waiting_cells_overlap_them()
+    public async Task Busy_cells_run_one_at_a_time_and_waiting_cells_alongside_them()
     {
-        var plan = new[] { new Cell(0, false, 400), new Cell(1, true, 1200), new Cell(2, false, 400), new Cell(3, true, 1200), new Cell(4, false, 400) };
-        var done = await Run(plan, alongside: 2);
-        Assert.Equal([0, 1, 2, 3, 4], done.Select(d => d.Id));
-        var busy = done.Where(d => !plan[d.Id].Waits).ToList();
-        foreach (var a in busy)
-            foreach (var b in busy.Where(b => b != a))
-                Assert.False(Overlap(a, b), $"busy cells {a.Id} and {b.Id} ran at the same time");
-        Assert.True(Overlap(done[1], done[0]), "the waiting cell did not run alongside the first busy cell");
-        Assert.True(Overlap(done[1], done[3]), "two waiting cells did not run together with alongside 2");
+        // Busy cell 0 runs only with waiting cell 1 started; waiting cells 1 and 3 must be up together.
+        Cell[] plan = [new(0, false, AwaitStartOf: 1), new(1, true, AwaitStartOf: 3), new(2, false), new(3, true), new(4, false)];
+        var (done, r) = await Run(plan, alongside: 2);
+        Assert.Equal(["0", "1", "2", "3", "4"], done);
+        Assert.Empty(r.Missed);
+        Assert.Equal(1, r.MaxBusy);
+        Assert.Equal(2, r.MaxWaiting);
     }
 
     [Fact]
     public async Task Alongside_one_runs_waiting_cells_one_at_a_time()
     {
-        var plan = new[] { new Cell(0, true, 600), new Cell(1, true, 600), new Cell(2, false, 400) };
-        var done = await Run(plan, alongside: 1);
-        Assert.False(Overlap(done[0], done[1]));
-        Assert.True(Overlap(done[0], done[2]));
+        Cell[] plan = [new(0, true), new(1, true), new(2, false, AwaitStartOf: 0), new(3, true)];
+        var (_, r) = await Run(plan, alongside: 1);
+        Assert.Empty(r.Missed);
+        Assert.Equal(1, r.MaxWaiting);
     }
 
     [Fact]
     public async Task Alongside_zero_runs_every_cell_in_turn()
     {
-        var plan = new[] { new Cell(0, true, 100), new Cell(1, false, 100), new Cell(2, true, 100) };
-        var done = await Run(plan, alongside: 0);
-        Assert.Equal([0, 1, 2], done.Select(d => d.Id));
-        Assert.True(done[0].End <= done[1].Start && done[1].End <= done[2].Start, "cells overlapped with alongside 0");
+        Cell[] plan = [new(0, true), new(1, false), new(2, true), new(3, false)];
+        var (done, r) = await Run(plan, alongside: 0);
+        Assert.Equal(["0", "1", "2", "3"], done);
+        Assert.Equal([0, 1, 2, 3], r.Order);
+        Assert.Equal(1, r.MaxAll);
     }
 
     [Fact]
     public async Task A_stop_starts_no_further_cell()
     {
         var started = 0;
-        var plan = Enumerable.Range(0, 6).Select(i => new Cell(i, i % 2 == 0, 50)).ToList();
+        var plan = Enumerable.Range(0, 6).Select(i => new Cell(i, i % 2 == 0)).ToList();
         var done = await Lanes.RunAsync(plan, c => c.Waits, 1, async (_, c) =>
         {
             Interlocked.Increment(ref started);
-            await Task.Delay(c.Ms);
-            return new Done(c.Id, DateTime.UtcNow, DateTime.UtcNow);
+            await Task.Delay(50);
+            return c.Id.ToString();
         }, () => Volatile.Read(ref started) >= 2);
         Assert.InRange(done.Count, 2, 3);
         Assert.Equal(done.Count, started);
@@ -70,6 +99,6 @@ public class LanesTests
     [Fact]
     public async Task A_negative_count_is_refused()
     {
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Run([new Cell(0, true, 1)], alongside: -1));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => Run([new Cell(0, true)], alongside: -1));
     }
 }

@@ -71,7 +71,16 @@ public sealed class WineRegistry(string wine, string envFile, IToolRunner tools)
     public ToolResult Reg(IReadOnlyList<string> args)
     {
         var env = File.ReadAllLines(envFile).Where(l => l.Contains('=')).ToList();
-        return tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
+        var r = tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
+        // Seen once in about 30 fixture cells, with other Wine cells starting alongside: exit 1 and not a word of
+        // output, where reg.exe itself always says why. Every reg step here is idempotent, so it is tried once more.
+        if (r.ExitCode != 0 && !r.TimedOut && r.Stdout.Trim().Length == 0 && r.Stderr.Trim().Length == 0)
+        {
+            Thread.Sleep(500);
+            var again = tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
+            return again with { Stderr = again.Stderr + $"\n(second attempt: the first exited {r.ExitCode} with no output)" };
+        }
+        return r;
     }
 
     /// <summary>Wine maps the Linux root to drive Z:.</summary>
