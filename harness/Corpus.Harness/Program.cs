@@ -21,6 +21,8 @@ public static class Program
           validate  check every manifest and expected file
           subjects  list built-in subjects and whether they are usable here
           clean     kill and remove what a killed run left behind
+          bisect    --repro ID [--case C] [--variant V] --subjects S1,S2,… (oldest first) [--keep]: which subject
+                    changed the cell's outcome; prints each probe and the last/first subject on either side
           --root DIR  the corpus checkout (default: found upward from the current folder)
         exit: 0 every cell as expected (a cell with no expectation: reproduced or clean); 1 some differ;
               2 bad input (manifest, expected, arguments, an unusable subject);
@@ -41,6 +43,7 @@ public static class Program
                 "validate" => Validate(root),
                 "subjects" => Subjects(root),
                 "clean" => Clean(root),
+                "bisect" => await BisectCommand.RunAsync(root, args),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
@@ -162,13 +165,13 @@ public static class Program
     /// A user's subject (kind:PATH) that cannot run is an input error, so a patch-validation job with a mistyped
     /// path fails instead of reporting unsupported cells. Built-ins stay: an absent one is an unsupported cell.
     /// </summary>
-    private static Subject ResolveSubject(string spec, string root)
+    internal static Subject ResolveSubject(string spec, string root)
     {
         var colon = spec.IndexOf(':');
         if (colon > 0 && spec[(colon + 1)..].Trim().Length == 0)
             throw new InputErrorException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
         var subject = Subject.Resolve(spec, root);
-        if (colon > 0 && subject.Unavailable is { } why)
+        if (subject.IsUsers && subject.Unavailable is { } why)
             throw new InputErrorException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
         return subject;
     }
@@ -219,6 +222,7 @@ internal sealed class Args
         ["validate"] = ["root"],
         ["subjects"] = ["root"],
         ["clean"] = ["root"],
+        ["bisect"] = ["root", "repro", "case", "variant", "subjects", "keep", "run-id"],
     };
     private readonly Dictionary<string, List<string>> _values = [];
     public string Command { get; private set; } = "";

@@ -126,7 +126,17 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             return;
         }
         var markerAt = p.Elapsed;
-        await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
+        string? how = null;
+        if (timed.MemoryMB is { } mb)
+        {
+            // procdump -M: at the threshold, or after delaySec when the memory never gets there.
+            long now = 0;
+            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec && (now = SafeMemory(p)) < (long)mb << 20)
+                await Task.Delay(50);
+            how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
+                : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
+        }
+        else await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
         Directory.CreateDirectory(captures);
         var taken = 0;
         for (var i = 0; i < timed.Count && !p.HasExited; i++)
@@ -135,6 +145,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             try
             {
                 var record = await backend.SnapshotAsync(p, captures, i, CancellationToken.None);
+                if (i == 0 && how is not null) record = record with { Note = record.Note is null ? how : $"{how}; {record.Note}" };
                 lock (cell.Captures) cell.Captures.Add(record with { Run = label });
                 taken++;
             }
@@ -160,6 +171,12 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             lock (cell.Captures) cell.Captures.Add(record with { Run = label });
         }
         catch (Exception e) { Missed(e.Message, core.Name); }
+    }
+
+    private static long SafeMemory(ContainedProcess p)
+    {
+        try { return p.MemoryNow(); }
+        catch (IOException) { return 0; }   // the cgroup went away with the process
     }
 
     /// <summary>
