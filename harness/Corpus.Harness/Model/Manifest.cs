@@ -109,7 +109,9 @@ public sealed partial record BuildSpec(string? DotnetProject, string? Assembly, 
 }
 
 /// <summary>What a clean or a reproducing process looks like: exit status and output patterns.</summary>
-public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, double? MaxSeconds)
+/// <param name="MinGrowthMBs">The run's memory must grow at least this fast (MB/s, first sample to highest): a loop
+/// that allocates, as opposed to one that spins.</param>
+public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, double? MaxSeconds, double? MinGrowthMBs = null)
 {
     public static readonly IReadOnlyDictionary<string, string> ExitForms = new Dictionary<string, string>
     {
@@ -119,10 +121,11 @@ public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, d
 
     public static ProcessPattern Read(Fields f)
     {
-        f.AllowOnly("exit", "output", "maxSeconds");
+        f.AllowOnly("exit", "output", "maxSeconds", "minGrowthMBs");
         return new ProcessPattern(f.Enum("exit", ExitForms, "any", required: false),
                                   f.RegexList("output", required: false, nonEmpty: false),
-                                  f.NumberOr("maxSeconds", null, min: 0, above: true, max: 86400));
+                                  f.NumberOr("maxSeconds", null, min: 0, above: true, max: 86400),
+                                  f.NumberOr("minGrowthMBs", null, min: 0, above: true, max: 1048576));
     }
 
     public static readonly ProcessPattern DefaultClean = new("zero", ["REPRO-DONE"], null);

@@ -16,6 +16,9 @@ public static class ExponentialSweep
     /// <summary>Points above the floor needed to call growth exponential.</summary>
     public const int MinPoints = 3;
 
+    /// <summary>A sweep that finishes and grows like n^k with k at most this is polynomial, so clean.</summary>
+    public const double PolynomialMax = 3;
+
     public static async Task RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
@@ -103,6 +106,10 @@ public static class ExponentialSweep
         if (killedAt is not null && above.Count >= MinPoints && factor >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
             return (Outcome.Reproduced, $"exponential: {facts}");
         if (killedAt is null && factor <= cx.CleanMax) return (Outcome.Clean, $"not exponential: {facts}");
+        // Polynomial growth also multiplies per level, less and less: a power law of low degree is not the bug.
+        var degree = ComplexityFit.MedianPairSlope(above);
+        if (killedAt is null && degree <= PolynomialMax)
+            return (Outcome.Clean, $"polynomial: exponent {degree:0.00} ≤ {PolynomialMax} over n ({facts})");
         var why = killedAt is null ? $"factor above clean (≤ {cx.CleanMax}) but nothing hit the budget"
             : above.Count < MinPoints ? $"only {above.Count} sizes above the floor before the budget, {MinPoints} needed"
             : $"hit the budget, but the factor is below {cx.ReproducedMin} or r² below {cx.MinR2}";

@@ -24,6 +24,8 @@ public sealed class ProcessFamily : ISignatureFamily
         cell.Metrics["wall_s"] = run.WallSeconds;
         cell.Metrics["peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
         cell.Metrics["status"] = run.Status;
+        if ((run.TimedOut || run.MemoryCapped) && ExponentialSweep.GrowthMBPerSec(run.Memory) is { } rate)
+            cell.Metrics["memory_growth_mb_s"] = Math.Round(rate, 1);
     }
 
     /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>

@@ -75,12 +75,13 @@ public sealed partial class RoslynKind : ISubjectKind
     /// The folder of one version's compiler, restored once. A failed restore is remembered with its errors (the
     /// NU1102 lines) for the same set of feeds, so an absent version costs one restore, not one per cell.
     /// </summary>
-    public static (string Dir, string? Why) Provision(string version, string root, IReadOnlyList<string> feeds)
+    /// <param name="configured">Also use the machine's configured NuGet sources (off only to prove a feed alone works).</param>
+    public static (string Dir, string? Why) Provision(string version, string root, IReadOnlyList<string> feeds, bool configured = true)
     {
         var cache = Path.Combine(root, ".cache", "roslyn");
         var dir = Path.Combine(cache, version);
         var failed = Path.Combine(cache, version + ".unavailable");
-        var feedKey = "feeds: " + string.Join(";", feeds);
+        var feedKey = "feeds: " + string.Join(";", feeds) + (configured ? "" : " (only)");
         Directory.CreateDirectory(cache);
         // One restore at a time per version, across harnesses (a bisect beside a gate).
         using var lockFile = Lock(Path.Combine(cache, version + ".lock"));
@@ -88,11 +89,11 @@ public sealed partial class RoslynKind : ISubjectKind
         if (File.Exists(failed) && File.ReadLines(failed).FirstOrDefault() == feedKey)
             return (dir, File.ReadAllText(failed)[(feedKey.Length + 1)..].Trim());
         var clock = Stopwatch.StartNew();
-        var (libs, errors) = Restore(cache, Package, version, feeds);
+        var (libs, errors) = Restore(cache, Package, version, feeds, configured);
         string? source = libs is null ? null : $"{Package} {version} from NuGet";
         if (libs is null && Carriers.TryGetValue(version, out var carrier))
         {
-            var (carried, more) = Restore(cache, carrier.Package, carrier.Version, feeds, carrier.Folder);
+            var (carried, more) = Restore(cache, carrier.Package, carrier.Version, feeds, configured, carrier.Folder);
             if (carried is not null) (libs, source) = (carried, $"{carrier.Package} {carrier.Version} {carrier.Folder} from NuGet");
             else errors += "\n" + more;
         }
@@ -123,7 +124,7 @@ public sealed partial class RoslynKind : ISubjectKind
     /// from the restored packages, or the restore's error lines.
     /// </summary>
     private static (IReadOnlyList<string>? Dlls, string Errors) Restore(string cache, string package, string version,
-                                                                        IReadOnlyList<string> feeds, string? folder = null)
+                                                                        IReadOnlyList<string> feeds, bool configured, string? folder = null)
     {
         var project = Path.Combine(cache, "restore", $"{package}-{version}");
         Directory.CreateDirectory(project);
@@ -137,7 +138,7 @@ public sealed partial class RoslynKind : ISubjectKind
         List<string> args = ["restore", Path.Combine(project, "restore.csproj"), "--packages", packages, "-nologo", "-v", "q"];
         foreach (var feed in feeds) args.AddRange(["--source", feed]);
         // The configured sources stay: a user's feed adds versions, it does not replace ours.
-        if (feeds.Count > 0) args.AddRange(ConfiguredSources().SelectMany(s => new[] { "--source", s }));
+        if (feeds.Count > 0 && configured) args.AddRange(ConfiguredSources().SelectMany(s => new[] { "--source", s }));
         var r = ToolRunner.Instance.Run("dotnet", args, TimeSpan.FromMinutes(5));
         var errors = string.Join("\n", (r.Stdout + r.Stderr).Split('\n').Where(l => l.Contains(": error "))
                                       .Select(l => l[(l.IndexOf(": error ", StringComparison.Ordinal) + 2)..].Trim()).Distinct());
