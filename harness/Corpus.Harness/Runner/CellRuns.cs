@@ -133,6 +133,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             long now = 0;
             while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec && (now = SafeMemory(p)) < (long)mb << 20)
                 await Task.Delay(50);
+            // procdump -M: a run that ends below the threshold was never meant to be dumped.
+            if (p.HasExited) return;
             how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
                 : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
         }
