@@ -50,6 +50,7 @@ public static class Selection
         var cells = new List<PlannedCell>();
         var misses = new List<string>();
         var keptCases = new List<string>();
+        var keptKinds = new List<string>();
         foreach (var entry in selected)
         {
             var m = entry.Manifest;
@@ -69,6 +70,7 @@ public static class Selection
                 // not failed by a repro's C++ cases.
                 var subjects = given.Count > 0 ? given.Where(s => Fits(cs, s)).ToList() : cs.Subjects.Select(resolve).ToList();
                 keptCases.Add($"{m.Id}:{cs.Id}");
+                if (!keptKinds.Contains(cs.ProgramKind)) keptKinds.Add(cs.ProgramKind);
                 foreach (var v in variants)
                     foreach (var s in subjects)
                         cells.Add(new(entry, cs, v, s, entry.Expected.FirstOrDefault(e => e.Key == new CellKey(m.Id, cs.Id, v, s.Name))));
@@ -76,8 +78,7 @@ public static class Selection
         }
         foreach (var s in given.Where(s => cells.All(c => c.Subject != s) && misses.Count == 0 && selected.Count > 0))
             throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases)}): "
-                       + $"it runs {Describe(s.Kind.Program)}, and they run "
-                       + string.Join(" or ", selected.SelectMany(e => e.Manifest.Cases).Select(c => Describe(c.ProgramKind)).Distinct()));
+                       + $"they run {string.Join(" or ", keptKinds.Select(Describe))}");
         // A repro named on the command line that gives no cell is a typo in one of the other filters.
         if (misses.Count > 0 && (explicitRepros || cells.Count == 0))
             throw Fail(string.Join("; ", misses));
