@@ -19,6 +19,9 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     public const string MetricPrefix = "METRIC ";
     public const string MarkerPrefix = "REPRO-REACHED ";
 
+    /// <summary>Snapshot files are numbered across the cell's runs, so a sweep that captures in several runs keeps each.</summary>
+    private int _snapshots;
+
     public Manifest Manifest => manifest;
     public CaseSpec Case => cs;
     public string Variant => variant;
@@ -146,7 +149,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
             try
             {
-                var record = await backend.SnapshotAsync(p, captures, i, CancellationToken.None);
+                var record = await backend.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None);
                 if (i == 0 && how is not null) record = record with { Note = record.Note is null ? how : $"{how}; {record.Note}" };
                 lock (cell.Captures) cell.Captures.Add(record with { Run = label });
                 taken++;
@@ -169,7 +172,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         }
         try
         {
-            var record = await Task.Run(() => core.SnapshotAsync(p, captures, timed.Count, CancellationToken.None));
+            var record = await Task.Run(() => core.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None));
             lock (cell.Captures) cell.Captures.Add(record with { Run = label });
         }
         catch (Exception e) { Missed(e.Message, core.Name); }
