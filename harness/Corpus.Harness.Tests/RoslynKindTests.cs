@@ -98,6 +98,7 @@ public sealed class RoslynKindTests : IDisposable
     [InlineData("lib/net6.0,lib/net7.0,lib/netstandard2.0", "net7.0")]
     [InlineData("lib/netcoreapp3.1,lib/netstandard2.0", "netstandard2.0")]
     [InlineData("lib/net8.0,lib/net99.0,lib/netstandard2.0", "net8.0")]
+    [InlineData("lib/netstandard1.3,lib/net46", "netstandard1.3")]
     public void TheNewestLoadableLibIsPicked(string folders, string expected)
     {
         foreach (var f in folders.Split(',')) Directory.CreateDirectory(Path.Combine(_root, f));

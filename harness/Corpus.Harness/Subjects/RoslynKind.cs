@@ -162,14 +162,16 @@ public sealed partial class RoslynKind : ISubjectKind
         return (found, "");
     }
 
-    /// <summary>The newest netX.0 build the runner's .NET can load, else netstandard2.0, else netcoreapp3.1.</summary>
+    /// <summary>The newest netX.0 build the runner's .NET can load, else netstandard2.0, netcoreapp3.1, netstandard1.x.</summary>
     internal static string? BestLib(string lib)
     {
         if (!Directory.Exists(lib)) return null;
         var names = Directory.GetDirectories(lib).Select(Path.GetFileName).OfType<string>().ToList();
         var net = names.Select(n => (n, m: NetTfm().Match(n))).Where(x => x.m.Success && int.Parse(x.m.Groups[1].Value) <= Environment.Version.Major)
             .OrderByDescending(x => int.Parse(x.m.Groups[1].Value)).Select(x => x.n).FirstOrDefault();
-        var pick = net ?? names.FirstOrDefault(n => n == "netstandard2.0") ?? names.FirstOrDefault(n => n == "netcoreapp3.1");
+        // 2.x compilers ship netstandard1.3 only.
+        var pick = net ?? names.FirstOrDefault(n => n == "netstandard2.0") ?? names.FirstOrDefault(n => n == "netcoreapp3.1")
+                   ?? names.Where(n => n.StartsWith("netstandard1.", StringComparison.Ordinal)).OrderDescending(StringComparer.Ordinal).FirstOrDefault();
         return pick is null ? null : Path.Combine(lib, pick);
     }
 
