@@ -124,6 +124,9 @@ internal static class BisectCommand
             return (r.Outcome, r.Detail);
         }, p => Console.WriteLine($"  probe {p.Subject,-16} {p.Outcome.Name(),-13} {p.Seconds,6:0.0} s  {p.Detail}"));
         Bisect.Write(Path.Combine(runDir, "bisect.json"), result, cell, clock.Elapsed.TotalSeconds);
+        var latest = Path.Combine(root, "artifacts", "latest");
+        if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
+        File.CreateSymbolicLink(latest, runId);
         Console.WriteLine($"{result.Verdict} ({result.Probes.Count} probes of {names.Count} subjects, {clock.Elapsed.TotalSeconds:0} s; "
                           + $"{Path.GetRelativePath(root, Path.Combine(runDir, "bisect.json"))})");
         return result.Found ? RunExit.Ok : RunExit.Differs;
