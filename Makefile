@@ -29,7 +29,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit gate validate clean lost-memory new-repro stress test-labs
+.PHONY: setup run test unit gate validate clean lost-memory new-repro stress test-labs bisect
 setup:
 	@ci/setup.sh
 
@@ -67,6 +67,11 @@ gate:
 # Every ```sh lab block of every lab (or of LAB=<id>) in a fresh clone; takes minutes, so not part of `make test`.
 test-labs:
 	ci/test-labs.sh $(LAB)
+
+# Which subject changed a cell's outcome: make bisect REPRO=id [CASE=c] SUBJECTS=roslyn:4.3.1,roslyn:4.5.0,… (oldest first).
+SUBJECTS ?=
+bisect: setup
+	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep)
 
 validate: setup
 	$(CORPUS) validate

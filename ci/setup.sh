@@ -34,6 +34,8 @@ build() {  # project, output folder
 build harness/Corpus.Harness build/harness/corpus
 build harness/DumpFacts build/harness/DumpFacts
 build harness/LostMemory build/harness/LostMemory
+# The compiler runner for roslyn:VERSION subjects; each version is restored on first use into .cache/roslyn/.
+build harness/RoslynRunner build/harness/roslyn-runner
 
 # Wine subjects (docs/wine.md): the template prefix and the cross-built GoogleTest, each built once and cached.
 harness/wine/template.sh

@@ -158,6 +158,9 @@ public sealed class ContainedProcess : IDisposable
         Line?.Invoke(line, stderr, t);
     }
 
+    /// <summary>The run's memory now: its cgroup's usage, or the session's RSS without one.</summary>
+    public long MemoryNow() => _cgroup?.UsageBytes() ?? SessionRss(Pid);
+
     private long SampleMemory()
     {
         var bytes = _cgroup?.UsageBytes() ?? SessionRss(Pid);

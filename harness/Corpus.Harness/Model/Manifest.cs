@@ -35,14 +35,18 @@ public sealed partial record BuildSpec(string? DotnetProject, string? Assembly, 
     /// <summary>Reads the build and checks that every path, glob and name in it resolves in the repro's folder.</summary>
     public static BuildSpec Read(Fields f, string dir, string id)
     {
-        f.AllowOnly("dotnet", "mono", "cmake");
+        f.AllowOnly("dotnet", "mono", "cmake", "roslyn");
         var dotnet = f.ObjectOr("dotnet");
         dotnet?.AllowOnly("project", "assembly");
         var mono = f.ObjectOr("mono");
         mono?.AllowOnly("sources");
         var cmake = f.ObjectOr("cmake");
         cmake?.AllowOnly("dir");
-        if (dotnet is null && mono is null && cmake is null) throw f.Error("needs at least one of 'dotnet', 'mono' or 'cmake'");
+        // roslyn: {} says the cases run the shared compiler runner ("program": "roslyn"); nothing of the repro is built.
+        var roslyn = f.ObjectOr("roslyn");
+        roslyn?.AllowOnly();
+        if (dotnet is null && mono is null && cmake is null && roslyn is null)
+            throw f.Error("needs at least one of 'dotnet', 'mono', 'cmake' or 'roslyn'");
         var here = $"repros/{Path.GetFileName(dir)}/";
         var project = dotnet?.String("project");
         var assembly = dotnet?.StringOr("assembly", null);
@@ -105,7 +109,9 @@ public sealed partial record BuildSpec(string? DotnetProject, string? Assembly, 
 }
 
 /// <summary>What a clean or a reproducing process looks like: exit status and output patterns.</summary>
-public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, double? MaxSeconds)
+/// <param name="MinGrowthMBs">The run's memory must grow at least this fast (MB/s, first sample to highest): a loop
+/// that allocates, as opposed to one that spins.</param>
+public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, double? MaxSeconds, double? MinGrowthMBs = null)
 {
     public static readonly IReadOnlyDictionary<string, string> ExitForms = new Dictionary<string, string>
     {
@@ -115,29 +121,40 @@ public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, d
 
     public static ProcessPattern Read(Fields f)
     {
-        f.AllowOnly("exit", "output", "maxSeconds");
+        f.AllowOnly("exit", "output", "maxSeconds", "minGrowthMBs");
         return new ProcessPattern(f.Enum("exit", ExitForms, "any", required: false),
                                   f.RegexList("output", required: false, nonEmpty: false),
-                                  f.NumberOr("maxSeconds", null, min: 0, above: true, max: 86400));
+                                  f.NumberOr("maxSeconds", null, min: 0, above: true, max: 86400),
+                                  f.NumberOr("minGrowthMBs", null, min: 0, above: true, max: 1048576));
     }
 
     public static readonly ProcessPattern DefaultClean = new("zero", ["REPRO-DONE"], null);
 }
 
 /// <param name="SizeUnit">What {n} counts, for the plot's axis (e.g. "books").</param>
+/// <param name="Shape">"power": exponents of log(metric) against log(n). "exponential": factors per unit of n, from
+/// log(metric) against n; the largest sizes may end at the budget (see ExponentialSweep).</param>
+/// <param name="FloorSec">Exponential only: metrics at or below this are noise (startup, JIT), not growth.</param>
 public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, double ReproducedMin, double CleanMax,
-                                    double MinR2, double RepeatUnderSec, string? SizeUnit = null)
+                                    double MinR2, double RepeatUnderSec, string? SizeUnit = null, string Shape = "power",
+                                    double FloorSec = 0.1)
 {
+    public const string Power = "power", Exponential = "exponential";
+    private static readonly Dictionary<string, string> Shapes = new() { [Power] = Power, [Exponential] = Exponential };
+
     public static ComplexitySpec Read(Fields f)
     {
-        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit");
-        // Exponents of a power law: above 0 (time grows with n) and at most 10. repeatUnderSec 0: each size runs once.
+        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec");
+        var shape = f.Enum("shape", Shapes, Power, required: false);
+        // Power: exponents in (0, 10]. Exponential: factors per unit of n, above 1 (growth) and at most 10.
+        var min = shape == Exponential ? 1 : 0;
         var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"),
-                                      f.NumberOr("reproducedMin", null, required: true, min: 0, above: true, max: 10)!.Value,
-                                      f.NumberOr("cleanMax", null, required: true, min: 0, above: true, max: 10)!.Value,
+                                      f.NumberOr("reproducedMin", null, required: true, min: min, above: true, max: 10)!.Value,
+                                      f.NumberOr("cleanMax", null, required: true, min: min, above: true, max: 10)!.Value,
                                       f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
                                       f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
-                                      f.StringOr("sizeUnit", null));
+                                      f.StringOr("sizeUnit", null), shape,
+                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value);
         if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
         if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
         if (spec.CleanMax >= spec.ReproducedMin)
@@ -326,16 +343,19 @@ public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, Co
 
 /// <summary>procdump -s/-n semantics, started when a marker line appears.</summary>
 /// <param name="Core">After the series, one native core of the process with Debian's procdump (for gdb).</param>
-public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap, bool Core = false)
+/// <param name="MemoryMB">procdump -M: the first snapshot waits until the run's memory reaches this, at most delaySec
+/// after the marker (a run that spins without allocating is still captured).</param>
+public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap, bool Core = false,
+                                  int? MemoryMB = null)
 {
     public static TimedCapture Read(Fields f)
     {
-        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core");
+        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core", "memoryMB");
         // The marker is matched literally (line.Contains), so any text is fine.
         return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0, min: 0, max: 3600)!.Value,
                                 f.NumberOr("intervalSec", 1, min: 0, above: true, max: 3600)!.Value,
                                 f.IntOr("count", 3, min: 1, max: 100)!.Value,
-                                f.BoolOr("heap", false), f.BoolOr("core", false));
+                                f.BoolOr("heap", false), f.BoolOr("core", false), f.IntOr("memoryMB", null, min: 16, max: 1048576));
     }
 }
 
@@ -348,6 +368,9 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
                               TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null, bool Display = false)
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
+
+    /// <summary>"main", "cmake" or "roslyn": matched against a subject kind's Program.</summary>
+    public string ProgramKind => CmakeTarget is not null ? "cmake" : Program;
 }
 
 public sealed partial record Manifest(
@@ -410,8 +433,8 @@ public sealed partial record Manifest(
                 throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
             if (spec.Signature.LostUpdate is not null && spec.Crash is not ({ Core: true } or { RingFile: not null }))
                 throw c.Error("a lostUpdate signature needs the crash capture with its core or its ringFile", "signature.lostUpdate");
-            if (spec.Program != "main" && spec.CmakeTarget is null)
-                throw c.Error($"'{spec.Program}' is neither 'main' nor 'cmake:TARGET'", "program");
+            if (spec.Program is not ("main" or "roslyn") && spec.CmakeTarget is null)
+                throw c.Error($"'{spec.Program}' is not 'main', 'roslyn' or 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
                 throw c.Error("a cmake program needs 'build.cmake'", "program");
             if (spec.CmakeTarget is { } target && !targets.Contains(target))

@@ -12,7 +12,7 @@ public sealed record Subject(string Name, ISubjectKind Kind, string Path, string
     public string Slug => new(Name.Select(c => char.IsLetterOrDigit(c) || c is '-' or '.' ? c : '_').ToArray());
 
     /// <summary>A user's build (kind:PATH), as opposed to a built-in name.</summary>
-    public bool IsUsers => Name.Contains(':');
+    public bool IsUsers => !Kind.BuiltIns.Contains(Name);
 
     public static IReadOnlyList<string> BuiltIn => SubjectKinds.BuiltIns.ToList();
 

@@ -19,6 +19,9 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     public const string MetricPrefix = "METRIC ";
     public const string MarkerPrefix = "REPRO-REACHED ";
 
+    /// <summary>Snapshot files are numbered across the cell's runs, so a sweep that captures in several runs keeps each.</summary>
+    private int _snapshots;
+
     public Manifest Manifest => manifest;
     public CaseSpec Case => cs;
     public string Variant => variant;
@@ -161,7 +164,19 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             return;
         }
         var markerAt = p.Elapsed;
-        await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
+        string? how = null;
+        if (timed.MemoryMB is { } mb)
+        {
+            // procdump -M: at the threshold, or after delaySec when the memory never gets there.
+            long now = 0;
+            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec && (now = SafeMemory(p)) < (long)mb << 20)
+                await Task.Delay(50);
+            // procdump -M: a run that ends below the threshold was never meant to be dumped.
+            if (p.HasExited) return;
+            how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
+                : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
+        }
+        else await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
         Directory.CreateDirectory(captures);
         var taken = 0;
         for (var i = 0; i < timed.Count && !p.HasExited; i++)
@@ -169,7 +184,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
             try
             {
-                var record = await backend.SnapshotAsync(p, captures, i, CancellationToken.None);
+                var record = await backend.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None);
+                if (i == 0 && how is not null) record = record with { Note = record.Note is null ? how : $"{how}; {record.Note}" };
                 lock (cell.Captures) cell.Captures.Add(record with { Run = label });
                 taken++;
             }
@@ -191,10 +207,16 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         }
         try
         {
-            var record = await Task.Run(() => core.SnapshotAsync(p, captures, timed.Count, CancellationToken.None));
+            var record = await Task.Run(() => core.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None));
             lock (cell.Captures) cell.Captures.Add(record with { Run = label });
         }
         catch (Exception e) { Missed(e.Message, core.Name); }
+    }
+
+    private static long SafeMemory(ContainedProcess p)
+    {
+        try { return p.MemoryNow(); }
+        catch (IOException) { return 0; }   // the cgroup went away with the process
     }
 
     /// <summary>

@@ -50,6 +50,7 @@ public static class Selection
         var cells = new List<PlannedCell>();
         var misses = new List<string>();
         var keptCases = new List<string>();
+        var keptKinds = new List<string>();
         foreach (var entry in selected)
         {
             var m = entry.Manifest;
@@ -69,6 +70,7 @@ public static class Selection
                 // not failed by a repro's C++ cases.
                 var subjects = given.Count > 0 ? given.Where(s => Fits(cs, s)).ToList() : cs.Subjects.Select(resolve).ToList();
                 keptCases.Add($"{m.Id}:{cs.Id}");
+                if (!keptKinds.Contains(cs.ProgramKind)) keptKinds.Add(cs.ProgramKind);
                 foreach (var v in variants)
                     foreach (var s in subjects)
                         cells.Add(new(entry, cs, v, s, entry.Expected.FirstOrDefault(e => e.Key == new CellKey(m.Id, cs.Id, v, s.Name))));
@@ -76,8 +78,7 @@ public static class Selection
         }
         foreach (var s in given.Where(s => cells.All(c => c.Subject != s) && misses.Count == 0 && selected.Count > 0))
             throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases)}): "
-                       + (s.Kind.RunsNativePrograms ? "they run the .NET/Mono program, which needs a runtime subject"
-                                                       : "they run native programs (cmake:TARGET), which need a native subject"));
+                       + $"they run {string.Join(" or ", keptKinds.Select(Describe))}");
         // A repro named on the command line that gives no cell is a typo in one of the other filters.
         if (misses.Count > 0 && (explicitRepros || cells.Count == 0))
             throw Fail(string.Join("; ", misses));
@@ -85,7 +86,14 @@ public static class Selection
         return new Plan(cells, errors, others);
     }
 
-    private static bool Fits(CaseSpec cs, Subject s) => (cs.CmakeTarget is not null) == s.Kind.RunsNativePrograms;
+    private static bool Fits(CaseSpec cs, Subject s) => cs.ProgramKind == s.Kind.Program;
+
+    internal static string Describe(string program) => program switch
+    {
+        "cmake" => "native programs (cmake:TARGET), which need a native subject",
+        "roslyn" => "the compiler runner, which needs a roslyn subject",
+        _ => "the .NET/Mono program, which needs a runtime subject",
+    };
 
     private static IEnumerable<string> AllRepros(Catalog c) =>
         c.Entries.Select(e => e.Manifest.Id).Concat(c.InputErrors.Select(e => e.Repro)).Distinct().Order(StringComparer.Ordinal);
@@ -113,7 +121,7 @@ public static class RunExit
     /// </summary>
     public static bool Fails(CellResult c) =>
         c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch
-        || (c.Gate == GateStatus.Unchecked && c.Outcome is not (Outcome.Reproduced or Outcome.Clean));
+        || (c.Gate == GateStatus.Unchecked && c.Expected is null && c.Outcome is not (Outcome.Reproduced or Outcome.Clean));
 
     public static int Code(IEnumerable<CellResult> cells, int inputErrors) =>
         inputErrors > 0 ? InputError : cells.Any(Fails) ? Differs : Ok;

@@ -19,6 +19,11 @@ public sealed class ComplexityFamily : ISignatureFamily
     {
         var cs = runs.Case;
         var cx = cs.Signature.Complexity!;
+        if (cx.Shape == ComplexitySpec.Exponential)
+        {
+            await ExponentialSweep.RunAsync(runs, cell);
+            return;
+        }
         var sizes = cx.Sizes.Order().ToList();
         cell.SeriesMetric = cx.Metric;
         cell.SeriesUnit = cx.SizeUnit;

@@ -42,6 +42,23 @@ public sealed record ComplexityFit(double Exponent, double Intercept, double R2,
         return slopes.Count % 2 == 1 ? slopes[mid] : (slopes[mid - 1] + slopes[mid]) / 2;
     }
 
+    /// <summary>
+    /// Exponential growth: least squares through (n, log t). Exponent is then log(factor per unit of n), so
+    /// <see cref="Factor"/> is how many times the time multiplies when n grows by one.
+    /// </summary>
+    public static ComplexityFit SemiLog(IReadOnlyList<(double N, double Seconds)> points)
+    {
+        // Fitting (e^n, t) on log-log axes is fitting (n, log t): reuse the same least squares.
+        if (points.Any(p => p.N > 700)) throw new ArgumentException("exponential fits take sizes up to 700 (levels, not items)");
+        return LogLog(points.Select(p => (Math.Exp(p.N), p.Seconds)).ToList());
+    }
+
+    /// <summary>Theil–Sen for exponential growth: the median over pairs of (t_j / t_i)^(1 / (n_j - n_i)).</summary>
+    public static double MedianFactor(IReadOnlyList<(double N, double Seconds)> points) =>
+        Math.Exp(MedianPairSlope(points.Select(p => (Math.Exp(p.N), p.Seconds)).ToList()));
+
+    public double Factor => Math.Exp(Exponent);
+
     /// <summary>The fitted time at size n.</summary>
     public double Predict(double n) => Math.Exp(Intercept + Exponent * Math.Log(n));
 }

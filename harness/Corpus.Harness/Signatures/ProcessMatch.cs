@@ -25,6 +25,8 @@ public static class ProcessMatch
                 return $"output lacks /{p}/";
         if (pattern.MaxSeconds is { } max && run.WallSeconds > max)
             return $"took {run.WallSeconds:0.00} s, more than {max} s";
+        if (pattern.MinGrowthMBs is { } growth && (ExponentialSweep.GrowthMBPerSec(run.Memory) ?? 0) < growth)
+            return $"memory grew {ExponentialSweep.GrowthMBPerSec(run.Memory) ?? 0:0.0} MB/s, less than {growth} MB/s";
         return null;
     }
 

@@ -24,6 +24,12 @@ public interface ISubjectKind
     /// <summary>Native kinds run a case's cmake:TARGET program; managed kinds run the repro's .NET/Mono build.</summary>
     bool RunsNativePrograms { get; }
 
+    /// <summary>Which program of a case it runs (the case's ProgramKind): "main", "cmake", or "roslyn" (the compiler runner).</summary>
+    string Program => RunsNativePrograms ? "cmake" : "main";
+
+    /// <summary>A subject of this kind that cannot be provisioned here is reported, not gated (a compiler version NuGet lacks).</summary>
+    bool UnavailableIsUnchecked => false;
+
     /// <summary>Resolves a built-in name or a user's path. Never throws for a missing path: that is <see cref="Subject.Unavailable"/>.</summary>
     Subject Resolve(string spec, string? userPath, string root);
 

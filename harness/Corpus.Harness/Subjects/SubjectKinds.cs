@@ -6,7 +6,8 @@ namespace Corpus.Harness.Subjects;
 public static class SubjectKinds
 {
     public static readonly IReadOnlyList<ISubjectKind> All =
-        [new MonoKind(), new CoreClrKind(), new NativeKind(), new SanitizerKind(), new WineKind(), new WineDotnetKind()];
+        [new MonoKind(), new CoreClrKind(), new NativeKind(), new SanitizerKind(), new WineKind(), new WineDotnetKind(),
+         new RoslynKind()];
 
     public static IEnumerable<string> BuiltIns => All.SelectMany(k => k.BuiltIns);
 

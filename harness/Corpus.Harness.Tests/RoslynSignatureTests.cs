@@ -1,0 +1,121 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>
+/// The ref-accessor loop's signature (repros/roslyn-ref-accessor-loop) against made-up runs and dump facts: no
+/// compiler here has the bug (2.6.x is not in the NuGet copy), so this is the only place it is exercised.
+/// </summary>
+public sealed class RoslynSignatureTests : IDisposable
+{
+    private readonly string _dir = Directory.CreateTempSubdirectory("corpus-refloop-").FullName;
+    public void Dispose() => Directory.Delete(_dir, recursive: true);
+
+    private static readonly Manifest Repro =
+        Manifest.Load(Path.Combine(RoslynTriggerTests.Root, "repros", "roslyn-ref-accessor-loop", "repro.json"));
+
+    private static Signature Sig(string caseId) => Repro.Cases.Single(c => c.Id == caseId).Signature;
+
+    private static RunResult Run(bool timedOut, int? exit, string stdout, double seconds, Func<double, long> memory)
+    {
+        var samples = Enumerable.Range(0, (int)(seconds * 10)).Select(i => new MemorySample(i / 10.0, memory(i / 10.0))).ToList();
+        return new RunResult(exit, null, timedOut, false, seconds, samples.Max(s => s.Bytes), stdout, "", "o", "e", "cgroup", samples);
+    }
+
+    /// <summary>2.6.0 as the write-up describes it: the parse never returns and memory climbs (~30 MB/s here).</summary>
+    private static RunResult Looping() =>
+        Run(true, null, "REPRO-REACHED roslyn-loaded 2.6.0\nREPRO-REACHED compile-start chars=77\n", 10.1, t => (30L << 20) + (long)(t * (30 << 20)));
+
+    [Theory]
+    [InlineData("writeup")]
+    [InlineData("thread")]
+    public void ALoopThatAllocatesUntilTheBudgetIsTheBug(string caseId)
+    {
+        var (outcome, detail) = ProcessFamily.Classify(Sig(caseId), Looping());
+        Assert.Equal(Outcome.Reproduced, outcome);
+        Assert.Contains("timeout", detail);
+        Assert.Equal(30.0, ExponentialSweep.GrowthMBPerSec(Looping().Memory)!.Value, 0);
+    }
+
+    [Fact]
+    public void AHangThatDoesNotAllocateIsAnotherBug()
+    {
+        var spinning = Run(true, null, "REPRO-REACHED compile-start chars=77\n", 10.1, _ => 30L << 20);
+        var (outcome, detail) = ProcessFamily.Classify(Sig("writeup"), spinning);
+        Assert.Equal(Outcome.WrongFailure, outcome);
+        Assert.Contains("memory grew 0.0 MB/s, less than 5 MB/s", detail);
+    }
+
+    [Fact]
+    public void CS0106WellInsideTheBudgetIsClean()
+    {
+        var fixedRun = Run(false, 0, "DIAGNOSTIC CS0106 error (1,57): The modifier 'ref' is not valid for this item\n"
+                                     + "DIAGNOSTIC-IDS CS0106,CS8341\nMETRIC {\"compile_s\": 0.6}\nREPRO-DONE\n", 1.2, _ => 40L << 20);
+        Assert.Equal(Outcome.Clean, ProcessFamily.Classify(Sig("writeup"), fixedRun).Item1);
+        var noDiagnostic = fixedRun with { Stdout = "DIAGNOSTIC-IDS none\nREPRO-DONE\n" };
+        Assert.Equal(Outcome.WrongFailure, ProcessFamily.Classify(Sig("writeup"), noDiagnostic).Item1);
+    }
+
+    private CellResult Reproduced(params string[] parserFrames)
+    {
+        // DumpFacts' format: one thread per managed thread, its frames innermost first.
+        var facts = Path.Combine(_dir, "snapshot-0.facts.json");
+        File.WriteAllText(facts, System.Text.Json.JsonSerializer.Serialize(new
+        {
+            threads = new object[]
+            {
+                new { managedThreadId = 1, frames = parserFrames },
+                new { managedThreadId = 2, frames = new[] { "System.GC.RunFinalizers()" } },
+            },
+        }));
+        var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "writeup", "bug", "roslyn:2.6.0"), Rerun = "" };
+        cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, "snapshot-0.core"), 300L << 20, 1.5, 8.7,
+                                            CoreClrCreateDump.ReadThreads(facts), "memory 257 MB ≥ 256 MB, 7.6 s after the marker"));
+        cell.Outcome = Outcome.Reproduced;
+        return cell;
+    }
+
+    private const string P = "Microsoft.CodeAnalysis.CSharp.Syntax.InternalSyntax.LanguageParser.";
+
+    [Fact]
+    public void TheDumpMustShowTheParserInParseAccessorList()
+    {
+        var cell = Reproduced($"{P}EatToken()", $"{P}ParseAccessorList(Microsoft.CodeAnalysis.CSharp.Syntax.InternalSyntax.SyntaxToken ByRef, …)",
+                              $"{P}ParsePropertyDeclaration(…)", $"{P}ParseMemberDeclarationOrStatement(…)");
+        Evidence.CheckStacks(Sig("writeup"), cell);
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        Assert.Equal("1/1 snapshots", cell.Metrics["stack_hits"]);
+    }
+
+    [Fact]
+    public void AHangElsewhereInTheParserIsNotThisBug()
+    {
+        var cell = Reproduced($"{P}ParseAttributeDeclaration()", $"{P}ParseAttributes(…)");
+        Evidence.CheckStacks(Sig("writeup"), cell);
+        Assert.Equal(Outcome.WrongFailure, cell.Outcome);
+        Assert.Contains("no snapshot shows /LanguageParser\\.ParseAccessorList/", cell.Detail);
+    }
+
+    [Fact]
+    public void TheBuggyCompilersAreDefaultSubjectsWithAReproducedExpectation()
+    {
+        var expected = ExpectedFile.Load(ExpectedFile.PathFor(RoslynTriggerTests.Root, Repro.Id), Repro);
+        foreach (var v in new[] { "roslyn:2.6.0", "roslyn:2.6.1" })
+            Assert.Contains(expected, e => e.Key.Subject == v && e.Outcome == Outcome.Reproduced);
+    }
+
+    [Fact]
+    public void AnUnprovisionableVersionIsReportedNotGated()
+    {
+        var subject = new Subject("roslyn:2.6.0", new Subjects.RoslynKind(), "/x", null, "cannot restore … NU1102 …");
+        var e = new Expectation(new CellKey("r", "c", "bug", "roslyn:2.6.0"), Outcome.Reproduced, "has the loop", null);
+        var cell = new CellResult { Key = e.Key, Expected = e, Rerun = "", Outcome = Outcome.Unsupported, Gate = GateStatus.Unchecked };
+        Assert.True(subject.Kind.UnavailableIsUnchecked);
+        Assert.False(RunExit.Fails(cell));
+        Assert.True(RunExit.Fails(new CellResult { Key = e.Key, Rerun = "", Outcome = Outcome.Unsupported, Gate = GateStatus.Unchecked }));
+    }
+}

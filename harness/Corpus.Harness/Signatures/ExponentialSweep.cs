@@ -1,0 +1,165 @@
+using System.Globalization;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>
+/// The complexity family's exponential shape: sizes run in order, one process each, until one ends at the budget
+/// (killed and contained); log(metric) against n gives the factor per level. A clean compiler finishes every size
+/// with times flat or polynomial. A timed capture is armed on every run, because which run will hang is known only
+/// when it does; captures of runs that finished first are not asked for, so their misses are not errors.
+/// </summary>
+public static class ExponentialSweep
+{
+    /// <summary>Points above the floor needed to call growth exponential.</summary>
+    public const int MinPoints = 3;
+
+    /// <summary>A sweep that finishes and grows like n^k with k at most this is polynomial, so clean.</summary>
+    public const double PolynomialMax = 3;
+
+    public static async Task RunAsync(ICellRuns runs, CellResult cell)
+    {
+        var cs = runs.Case;
+        var cx = cs.Signature.Complexity!;
+        cell.SeriesMetric = cx.Metric;
+        cell.SeriesUnit = cx.SizeUnit;
+        var points = new List<(double N, double Seconds)>();
+        long? killedAt = null;
+        string? killedLabel = null;
+        var host = new HostMemory();
+        foreach (var n in cx.Sizes.Order())
+        {
+            runs.Progress($"{cell.Key} n={n} …");
+            var label = $"n{n}";
+            var output = await runs.ExecuteAsync(n, label, cs.Timed, host.WatchAsync);
+            var run = output.Run;
+            var paused = Paused(cell, label);
+            if (run.TimedOut || run.MemoryCapped)
+            {
+                (killedAt, killedLabel) = (n, label);
+                // The size that hit the budget enters the fit at the time it had run (a lower bound): without it
+                // the fit sees only the sizes below the hang.
+                var start = cs.Timed is { } t ? output.Markers.Where(kv => kv.Key.Contains(t.Marker)).Select(kv => kv.Value).DefaultIfEmpty(0).Min() : 0;
+                var atLeast = run.WallSeconds - start - paused;
+                if (atLeast > cx.FloorSec)
+                {
+                    points.Add((n, atLeast));
+                    cell.Series.Add(new SeriesPoint(n, atLeast));
+                    cell.Metrics[$"{cx.Metric}@{n}"] = $"≥ {atLeast:0.00} (killed)";
+                }
+                cell.Metrics["killed_at"] = n;
+                cell.Metrics["killed_by"] = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
+                cell.Metrics["killed_run_peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
+                if (GrowthMBPerSec(run.Memory) is { } rate) cell.Metrics["memory_growth_mb_s"] = Math.Round(rate, 1);
+                break;
+            }
+            if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
+            {
+                cell.Outcome = Outcome.WrongFailure;
+                cell.Detail = $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}";
+                host.Report(cell, cs.Budget);
+                return;
+            }
+            if (!output.Metrics.TryGetValue(cx.Metric, out var value))
+            {
+                cell.Outcome = Outcome.Error;
+                cell.Detail = $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field 'signature.complexity.metric' of case {cs.Id}";
+                return;
+            }
+            // A snapshot stops the process while it is written: that pause is not the parser's time.
+            if (paused > 0) cell.Metrics[$"capture_pause_s@{n}"] = Math.Round(paused, 3);
+            value = Math.Max(value - paused, 1e-6);
+            points.Add((n, value));
+            cell.Series.Add(new SeriesPoint(n, value));
+            cell.Metrics[$"{cx.Metric}@{n}"] = Math.Round(value, 4);
+            runs.Progress($"{cell.Key} n={n}: {cx.Metric}={value:0.000}");
+        }
+        host.Report(cell, cs.Budget);
+        // Only the run that hung was meant to be captured.
+        lock (cell.CaptureErrors) cell.CaptureErrors.RemoveAll(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
+        (cell.Outcome, cell.Detail) = Judge(cx, points, killedAt, cs.Budget);
+        if (killedAt is not null && cell.Metrics.TryGetValue("memory_growth_mb_s", out var g)) cell.Detail += $"; memory grew {g} MB/s there";
+    }
+
+    private static double Paused(CellResult cell, string label)
+    {
+        lock (cell.Captures) return cell.Captures.Where(c => c.Run == label).Sum(c => c.Seconds);
+    }
+
+    /// <summary>The verdict on the finished points and the size that hit the budget (null: every size finished).</summary>
+    public static (Outcome, string) Judge(ComplexitySpec cx, IReadOnlyList<(double N, double Seconds)> points, long? killedAt, Budget budget)
+    {
+        var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
+        var killed = killedAt is { } k ? $"n={k} killed at the budget ({budget.TimeoutSec} s, {budget.MemoryMB} MB)" : "every size finished";
+        if (above.Count < 2)
+        {
+            var flat = $"flat: {above.Count} of {points.Count} sizes above the {cx.FloorSec} s floor; {killed}";
+            return killedAt is null ? (Outcome.Clean, flat)
+                : (Outcome.WrongFailure, $"{flat}, with no growth before it (a hang of another kind?)");
+        }
+        var factor = ComplexityFit.MedianFactor(above);
+        var fit = ComplexityFit.SemiLog(above);
+        var facts = $"×{factor:0.00} per level (median over pairs of {above.Count} sizes above {cx.FloorSec} s; least squares "
+                    + $"×{fit.Factor:0.00}, r² {fit.R2:0.000}); {killed}";
+        if (killedAt is not null && above.Count >= MinPoints && factor >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
+            return (Outcome.Reproduced, $"exponential: {facts}");
+        if (killedAt is null && factor <= cx.CleanMax) return (Outcome.Clean, $"not exponential: {facts}");
+        // Polynomial growth also multiplies per level, less and less: a power law of low degree is not the bug.
+        var degree = ComplexityFit.MedianPairSlope(above);
+        if (killedAt is null && degree <= PolynomialMax)
+            return (Outcome.Clean, $"polynomial: exponent {degree:0.00} ≤ {PolynomialMax} over n ({facts})");
+        var why = killedAt is null ? $"factor above clean (≤ {cx.CleanMax}) but nothing hit the budget"
+            : above.Count < MinPoints ? $"only {above.Count} sizes above the floor before the budget, {MinPoints} needed"
+            : $"hit the budget, but the factor is below {cx.ReproducedMin} or r² below {cx.MinR2}";
+        return (Outcome.WrongFailure, $"{why}: {facts}");
+    }
+
+    /// <summary>MB/s from the first memory sample of a run to its highest (the last one is taken after the kill).</summary>
+    public static double? GrowthMBPerSec(IReadOnlyList<MemorySample> samples)
+    {
+        if (samples.Count < 2) return null;
+        var top = samples.MaxBy(s => s.Bytes)!;
+        if (top.Seconds - samples[0].Seconds < 0.5) return 0;
+        return (top.Bytes - samples[0].Bytes) / 1048576.0 / (top.Seconds - samples[0].Seconds);
+    }
+
+    /// <summary>
+    /// Host MemAvailable around the runs: the cap is the cgroup's, and this shows the host never lost more than it
+    /// (other jobs move it too, so it is context, not a verdict).
+    /// </summary>
+    private sealed class HostMemory
+    {
+        private long _baseline = -1, _drop = -1;
+
+        /// <summary>The largest fall of MemAvailable below its value at the start of a run, during that run.</summary>
+        public async Task WatchAsync(ContainedProcess p)
+        {
+            var start = Available();
+            lock (this) if (_baseline < 0) _baseline = start;
+            while (!p.HasExited)
+            {
+                var now = Available();
+                lock (this) _drop = Math.Max(_drop, start - now);
+                await Task.Delay(100);
+            }
+        }
+
+        public void Report(CellResult cell, Budget budget)
+        {
+            if (_baseline < 0 || _drop < 0) return;
+            cell.Metrics["host_available_before_mb"] = _baseline >> 20;
+            cell.Metrics["host_available_drop_mb"] = Math.Max(0, _drop >> 20);
+            cell.Metrics["memory_cap_mb"] = budget.MemoryMB;
+        }
+
+        private static long Available()
+        {
+            foreach (var line in File.ReadLines("/proc/meminfo"))
+                if (line.StartsWith("MemAvailable:", StringComparison.Ordinal))
+                    return long.Parse(line.Split(' ', StringSplitOptions.RemoveEmptyEntries)[1], CultureInfo.InvariantCulture) << 10;
+            return 0;
+        }
+    }
+}
