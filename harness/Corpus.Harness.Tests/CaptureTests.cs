@@ -63,7 +63,7 @@ public class CaptureTests
             var runner = new FakeRunner();
             var exe = Path.Combine(dir, "procdump.exe");
             File.WriteAllText(exe, "");
-            var backend = new WindowsProcDump(runner, isWindows: true, searchPath: dir);
+            var backend = new WindowsProcDump(runner, isWindows: true, searchPath: dir) { ReadStacks = false };
             var record = await backend.SnapshotAsync(target, dir, 0, CancellationToken.None);
             var (file, args) = Assert.Single(runner.Calls);
             Assert.Equal(exe, file);

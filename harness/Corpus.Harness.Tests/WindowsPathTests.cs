@@ -91,7 +91,7 @@ public class WindowsPathTests
         {
             FakeProcDump(dir);
             using var target = Sleeper(dir);
-            var backend = new WindowsProcDump(ToolRunner.Instance, isWindows: true, searchPath: dir);
+            var backend = new WindowsProcDump(ToolRunner.Instance, isWindows: true, searchPath: dir) { ReadStacks = false };
             var snapshot = await backend.SnapshotAsync(target, dir, 2, CancellationToken.None);
             Assert.Equal($"-accepteula -ma {target.Pid} {dir}/snapshot-2.dmp", File.ReadAllText(Path.Combine(dir, "args")).Trim());
             Assert.Equal((Path.Combine(dir, "snapshot-2.dmp"), 6L), (snapshot.File, snapshot.Bytes));
@@ -113,7 +113,7 @@ public class WindowsPathTests
         {
             FakeProcDump(dir, writeDump: false);
             using var target = Sleeper(dir);
-            var backend = new WindowsProcDump(ToolRunner.Instance, isWindows: true, searchPath: dir);
+            var backend = new WindowsProcDump(ToolRunner.Instance, isWindows: true, searchPath: dir) { ReadStacks = false };
             var e = await Assert.ThrowsAsync<InvalidOperationException>(() => backend.SnapshotAsync(target, dir, 0, CancellationToken.None));
             Assert.StartsWith("procdump.exe wrote no dump", e.Message);
         }
@@ -160,8 +160,9 @@ public class WindowsPathTests
         {
             Directory.CreateDirectory(Path.Combine(root, "harness", "wine"));
             File.WriteAllText(Path.Combine(root, WindowsSmoke.ExpectationsFile),
-                              "// c\n{ \"cells\": [ { \"repro\": \"r\", \"case\": \"c\", \"variant\": \"bug\", \"outcome\": \"passed\", \"reason\": \"x\" } ] }");
-            Assert.Equal("harness/wine/windows-harness.json: field 'cells[0].outcome': 'passed' is not an outcome",
+                              "// c\n{ \"cells\": [ { \"repro\": \"r\", \"case\": \"c\", \"variant\": \"bug\", \"outcome\": \"clean\", \"reason\": \"x\",\n"
+                              + "\"windowsOutcome\": \"passed\", \"windowsReason\": \"x\" } ] }");
+            Assert.Equal("harness/wine/windows-harness.json: field 'cells[0].windowsOutcome': 'passed' is not an outcome",
                          Assert.Throws<InputErrorException>(() => WindowsSmoke.LoadExpectations(root)).Message);
             var real = WindowsSmoke.LoadExpectations(RepoRoot);
             Assert.Contains(real, e => e is { Repro: "filemapping-leak", Case: "win32", Variant: "bug" });
@@ -171,4 +172,44 @@ public class WindowsPathTests
 
     [Fact]
     public void WinePathsAreOnDriveZ() => Assert.Equal("Z:\\work\\corpus", WindowsSmoke.WinePath("/work/corpus"));
+}
+
+/// <summary>cdb's `~*k` output, as cdb 10.0 prints it for a minidump (written by hand after its documented format).</summary>
+public class CdbStacksTests
+{
+    private const string Output = """
+        0:000> ~*k 50
+
+        .  0  Id: 1a2c.1b3c Suspend: 0 Teb: 000000a1`2b5e6000 Unfrozen
+         # Child-SP          RetAddr               Call Site
+        00 000000a1`2b3fe8d8 00007ffa`1c2d3e4f     ntdll!NtDelayExecution+0x14
+        01 000000a1`2b3fe8e0 00007ff6`5a6b1234     KERNELBASE!SleepEx+0x9e
+        02 000000a1`2b3fe980 00007ff6`5a6b5678     filemapping_leak_win32!main+0x1f4 [C:\\r\\filemapping_leak_win32.cpp @ 88]
+        03 000000a1`2b3fea10 00007ffa`1e4f7344     filemapping_leak_win32!__scrt_common_main_seh+0x10c
+
+           1  Id: 1a2c.2d40 Suspend: 0 Teb: 000000a1`2b5e8000 Unfrozen
+         # Child-SP          RetAddr               Call Site
+        00 000000a1`2b7ff6a8 00007ffa`1f0a2dc7     ntdll!NtWaitForWorkViaWorkerFactory+0x14
+        quit:
+        """;
+
+    [Fact]
+    public void EveryThreadWithItsCallSites()
+    {
+        var threads = CdbStacks.Parse(Output);
+        Assert.Equal(2, threads.Count);
+        Assert.Equal("thread 0 (id 1a2c.1b3c)", threads[0].Thread);
+        Assert.Equal(["ntdll!NtDelayExecution+0x14", "KERNELBASE!SleepEx+0x9e", "filemapping_leak_win32!main+0x1f4",
+                      "filemapping_leak_win32!__scrt_common_main_seh+0x10c"], threads[0].Frames);
+        Assert.Equal(["ntdll!NtWaitForWorkViaWorkerFactory+0x14"], threads[1].Frames);
+    }
+
+    [Fact]
+    public void NoCdbMeansNoStacksAndSaysWhy()
+    {
+        var (path, why) = CdbStacks.Locate(isWindows: true, configured: "", searchPath: Path.GetTempPath());
+        // The SDK's folder does not exist on Linux, so the lookup ends with the reason.
+        Assert.Null(path);
+        Assert.StartsWith("cdb.exe is not on PATH and CORPUS_CDB is not set", why);
+    }
 }

@@ -45,6 +45,8 @@ public sealed class WindowsProcDump : ICaptureBackend
     }
 
     public string Name => "procdump.exe";
+    /// <summary>Read every thread's stack from each dump with cdb (off in tests that fake procdump).</summary>
+    public bool ReadStacks { get; init; } = true;
     public string? Path { get; }
     public string? Unavailable { get; }
 
@@ -94,8 +96,9 @@ public sealed class WindowsProcDump : ICaptureBackend
             : Directory.Exists(fileOrDir) ? new DirectoryInfo(fileOrDir).GetFiles("*.dmp").Where(f => f.LastWriteTimeUtc >= before.AddSeconds(-2))
                                             .OrderByDescending(f => f.LastWriteTimeUtc).FirstOrDefault()?.FullName : null;
         if (file is null || !File.Exists(file)) throw new InvalidOperationException($"{Name} wrote no dump: {r.Describe(Name)}");
-        return new CaptureRecord(Name, file, new FileInfo(file).Length, r.Seconds, at, [],
-                                 "a Windows minidump: open it in WinDbg (!analyze -v, ~*k)");
+        var (threads, note) = ReadStacks ? CdbStacks.Read(_runner, file, System.IO.Path.ChangeExtension(file, ".threads.txt")) : ([], null);
+        return new CaptureRecord(Name, file, new FileInfo(file).Length, r.Seconds, at, threads,
+                                 note ?? "a Windows minidump: open it in WinDbg (!analyze -v, ~*k)");
     }
 }
 
@@ -132,4 +135,66 @@ public sealed class WindowsTtd
     public Launch Wrap(Launch launch, string dir, int? ringMB) =>
         Unavailable is { } why ? throw new PlatformNotSupportedException(why)
             : launch with { File = Path!, Args = ringMB is { } mb ? RingArgs(dir, mb, launch.File, launch.Args) : LaunchArgs(dir, launch.File, launch.Args) };
+}
+
+/// <summary>
+/// Every thread's stack from a Windows minidump, through cdb (Debugging Tools for Windows): `~*k` in batch mode. Found
+/// through CORPUS_CDB, PATH, or the Windows SDK's Debuggers folder; absent, snapshots carry no stacks and say why.
+/// </summary>
+public static partial class CdbStacks
+{
+    public const string Variable = "CORPUS_CDB";
+
+    public static (string? Path, string? Unavailable) Locate(bool? isWindows = null, string? configured = null, string? searchPath = null)
+    {
+        var found = WindowsTools.Locate("cdb.exe", Variable, "install the Windows SDK's Debugging Tools for Windows", isWindows, configured, searchPath);
+        if (found.Path is not null || !(isWindows ?? OperatingSystem.IsWindows()) || !string.IsNullOrEmpty(configured ?? Environment.GetEnvironmentVariable(Variable)))
+            return found;
+        var sdk = System.IO.Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ProgramFilesX86), "Windows Kits", "10", "Debuggers", "x64", "cdb.exe");
+        return File.Exists(sdk) ? (sdk, null) : found;
+    }
+
+    public static (IReadOnlyList<ThreadStack> Threads, string? Note) Read(IToolRunner runner, string dump, string textFile)
+    {
+        var (cdb, why) = Locate();
+        if (cdb is null) return ([], $"no stacks read: {why}");
+        var r = runner.Run(cdb, ["-z", dump, "-lines", "-c", ".symfix+ nul; .reload; ~*k 50; q"], TimeSpan.FromMinutes(3));
+        File.WriteAllText(textFile, r.Stdout + r.Stderr);
+        var threads = Parse(r.Stdout);
+        return (threads, threads.Count == 0 ? $"cdb listed no threads: {r.Describe("cdb")}" : null);
+    }
+
+    /// <summary>
+    /// cdb's `~*k`: a header per thread ("   0  Id: 1a2c.1b3c Suspend: …"), a column line, then frames whose last column is
+    /// the call site ("00 000000a1`2b3fe8d8 00007ffa`1c2d3e4f KERNELBASE!SleepEx+0x9e").
+    /// </summary>
+    public static IReadOnlyList<ThreadStack> Parse(string text)
+    {
+        var threads = new List<ThreadStack>();
+        string? thread = null;
+        var frames = new List<string>();
+        void Flush()
+        {
+            if (thread is not null) threads.Add(new ThreadStack(thread, [.. frames]));
+            frames.Clear();
+        }
+        foreach (var raw in text.Split('\n'))
+        {
+            var line = raw.TrimEnd('\r');
+            if (ThreadHeader().Match(line) is { Success: true } h)
+            {
+                Flush();
+                thread = $"thread {h.Groups[1].Value} (id {h.Groups[2].Value})";
+            }
+            else if (thread is not null && Frame().Match(line) is { Success: true } f) frames.Add(f.Groups[1].Value);
+        }
+        Flush();
+        return threads;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"^[ .#]\s*(\d+)\s+Id:\s+([0-9a-f]+\.[0-9a-f]+)\s")]
+    private static partial System.Text.RegularExpressions.Regex ThreadHeader();
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"^[0-9a-f]{2,}\s+[0-9a-f`]+\s+[0-9a-f`]+\s+(\S.*?)\s*(?:\[.*\])?$")]
+    private static partial System.Text.RegularExpressions.Regex Frame();
 }

@@ -20,7 +20,9 @@ public static class WindowsSmoke
     public const string ExpectationsFile = "harness/wine/windows-harness.json";
     private const long CapBytes = 3L << 30;
 
-    public sealed record Expect(string Repro, string Case, string Variant, string Outcome, string Reason);
+    /// <param name="Outcome">Of the Windows harness under Wine (exercised by make unit).</param>
+    /// <param name="WindowsOutcome">Of the Windows harness on real Windows (ci/workflows/windows.yml; not run here).</param>
+    public sealed record Expect(string Repro, string Case, string Variant, string Outcome, string Reason, string WindowsOutcome, string WindowsReason);
 
     public static IReadOnlyList<Expect> LoadExpectations(string root)
     {
@@ -32,10 +34,14 @@ public static class WindowsSmoke
         {
             string Field(string name) => c.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString()!
                 : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': missing or not a string");
-            var outcome = Field("outcome");
-            if (!new[] { "reproduced", "clean", "wrong-failure", "unsupported", "error" }.Contains(outcome))
-                throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].outcome': '{outcome}' is not an outcome");
-            list.Add(new Expect(Field("repro"), Field("case"), Field("variant"), outcome, Field("reason")));
+            string Outcome(string name)
+            {
+                var outcome = Field(name);
+                return new[] { "reproduced", "clean", "wrong-failure", "unsupported", "error" }.Contains(outcome) ? outcome
+                    : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': '{outcome}' is not an outcome");
+            }
+            list.Add(new Expect(Field("repro"), Field("case"), Field("variant"), Outcome("outcome"), Field("reason"),
+                                Outcome("windowsOutcome"), Field("windowsReason")));
             i++;
         }
         return list;
@@ -45,6 +51,7 @@ public static class WindowsSmoke
     {
         var clock = Stopwatch.StartNew();
         var expects = LoadExpectations(root);
+        if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
         if (!File.Exists(exe)) throw new InputErrorException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
         var catalog = Catalog.Load(root);
         var wine = Subject.Resolve("wine", root);
@@ -129,6 +136,38 @@ public static class WindowsSmoke
         foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
         Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; logs in {Path.GetRelativePath(root, dir)}");
         if (failures.Count == 0) Directory.Delete(dir, recursive: true);
+        return failures.Count == 0 ? 0 : 1;
+    }
+
+    /// <summary>
+    /// On real Windows (ci/workflows/windows.yml): this harness's selftest, then the same cells on `windows`, built there
+    /// with CMake, against the expectations' windowsOutcome.
+    /// </summary>
+    private static int OnWindows(string root, IReadOnlyList<Expect> expects, Action<string> progress)
+    {
+        var self = Environment.ProcessPath!;
+        IReadOnlyList<string> selfArgs = Path.GetFileNameWithoutExtension(self) == "dotnet" ? [typeof(WindowsSmoke).Assembly.Location] : [];
+        var failures = new List<string>();
+        var selftest = ToolRunner.Instance.Run(self, [.. selfArgs, "selftest"], TimeSpan.FromMinutes(5));
+        Console.WriteLine(selftest.Stdout.TrimEnd());
+        if (selftest.ExitCode != 0) failures.Add($"selftest: {selftest.Describe("selftest")}");
+        var id = $"winsmoke-{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Environment.ProcessId}-windows";
+        var run = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", string.Join(',', expects.Select(e => e.Repro).Distinct()),
+                                                 "--case", string.Join(',', expects.Select(e => e.Case).Distinct()),
+                                                 "--variant", string.Join(',', expects.Select(e => e.Variant).Distinct()),
+                                                 "--subject", "windows", "--run-id", id], TimeSpan.FromMinutes(20));
+        progress(run.Stderr.TrimEnd());
+        var seen = Outcomes(Path.Combine(root, "artifacts", id, "summary.json"));
+        foreach (var e in expects)
+        {
+            var key = $"{e.Repro}:{e.Case} {e.Variant}";
+            var got = seen.GetValueOrDefault((key, "windows"));
+            Console.WriteLine($"{key,-34} windows harness: {got?.Outcome ?? "missing",-14} expected {e.WindowsOutcome,-14} "
+                              + $"{(got?.Outcome == e.WindowsOutcome ? "ok" : "DIFFERS")}\n    {got?.Detail}\n    why: {e.WindowsReason}");
+            if (got?.Outcome != e.WindowsOutcome) failures.Add($"{key}: {got?.Outcome ?? "missing"}, expected {e.WindowsOutcome}");
+        }
+        foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
+        Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; artifacts/{id}");
         return failures.Count == 0 ? 0 : 1;
     }
 
