@@ -158,7 +158,7 @@ public static partial class CdbStacks
     {
         var (cdb, why) = Locate();
         if (cdb is null) return ([], $"no stacks read: {why}");
-        var r = runner.Run(cdb, ["-z", dump, "-lines", "-c", ".symfix+ nul; .reload; ~*k 50; q"], TimeSpan.FromMinutes(3));
+        var r = runner.Run(cdb, ["-z", dump, "-lines", "-c", "~*k 50; q"], TimeSpan.FromMinutes(3));
         File.WriteAllText(textFile, r.Stdout + r.Stderr);
         var threads = Parse(r.Stdout);
         return (threads, threads.Count == 0 ? $"cdb listed no threads: {r.Describe("cdb")}" : null);
