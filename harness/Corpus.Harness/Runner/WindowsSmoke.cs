@@ -142,9 +142,10 @@ public static class WindowsSmoke
                           + $"({windowsRun.Status}: its own gate against expected/, which says unsupported), "
                           + $"peak memory of the Wine run {windowsRun.PeakBytes >> 20} MB of a {CapBytes >> 20} MB cgroup cap, {clock.Elapsed.TotalSeconds:0} s in all");
         foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
-        Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; logs in {Path.GetRelativePath(root, dir)}");
+        Console.WriteLine(failures.Count == 0 ? $"winsmoke: passed; the Linux harness's run is artifacts/{linuxId}"
+                          : $"winsmoke: {failures.Count} failure(s); logs in {Path.GetRelativePath(root, dir)}, the Windows harness's run in artifacts/{windowsId}");
         if (failures.Count == 0)
-            foreach (var d in new[] { dir, Path.Combine(root, "artifacts", linuxId), Path.Combine(root, "artifacts", windowsId) })
+            foreach (var d in new[] { dir, Path.Combine(root, "artifacts", windowsId) })
                 if (Directory.Exists(d)) Directory.Delete(d, recursive: true);
         return failures.Count == 0 ? 0 : 1;
     }
