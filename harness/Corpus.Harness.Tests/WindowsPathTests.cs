@@ -46,6 +46,7 @@ public class WindowsPathTests
     [InlineData(0xC0000005u, null, "SIGSEGV")]
     [InlineData(0xC00000FDu, null, "SIGSEGV")]
     [InlineData(0xC0000409u, null, "SIGABRT")]
+    [InlineData(0xC0000602u, null, "SIGABRT")]
     [InlineData(0xE0434352u, unchecked((int)0xE0434352u), null)]   // a .NET exception's code stays an exit code
     public void WindowsExitCodesReadLikeSignals(uint raw, int? code, string? signal) =>
         Assert.Equal((code, signal), WindowsExit.Describe(raw));

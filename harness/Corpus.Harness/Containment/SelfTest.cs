@@ -90,6 +90,14 @@ public static class SelfTest
                                          + (OperatingSystem.IsWindows() ? " (kill-on-job-close)" : " (supervisor)"));
         });
 
+        await Check("a crash reads as it does on Linux", async () =>
+        {
+            using var p = Start(workDir, "crash", TimeSpan.FromSeconds(60), 512);
+            var r = await p.WaitAsync();
+            // .NET answers an access violation in native memory with a fail-fast: 0xC0000602 on Windows, SIGABRT on Linux.
+            return (r.Signal == "SIGABRT" && !r.TimedOut, $"an access violation in the child: status {r.Status} after {r.WallSeconds:0.0} s");
+        });
+
         await Check("memory cap", async () =>
         {
             const int capMB = 96, allocMB = 384;
@@ -137,6 +145,10 @@ public static class SelfTest
                     await Task.Delay(TimeSpan.FromMinutes(2));
                 return 0;
             }
+            case "crash":
+                // An access violation far from null: .NET turns a fault near address 0 into a NullReferenceException instead.
+                Marshal.WriteInt64(unchecked((nint)0x7ff0_dead_0000L), 1);
+                return 0;
             case "alloc":
             {
                 const int mb = 384;

@@ -234,6 +234,7 @@ public static class WindowsExit
     {
         0xC0000005 or 0xC00000FD or 0xC0000006 => (null, "SIGSEGV"),   // access violation, stack overflow, in-page error
         0xC0000409 => (null, "SIGABRT"),                                // __fastfail: abort(), /GS, terminate()
+        0xC0000602 => (null, "SIGABRT"),                                // fail-fast exception: .NET's FailFast and fatal errors
         0xC000001D => (null, "SIGILL"),
         0xC0000094 or 0xC0000095 => (null, "SIGFPE"),
         _ => ((int)code, null),
