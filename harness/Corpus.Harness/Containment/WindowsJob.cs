@@ -60,20 +60,44 @@ internal sealed unsafe class WindowsJob : IDisposable
                 || !CreatePipe(out inRead, out inWrite, 0, 0))
                 throw Fail("CreatePipe");
             foreach (var h in new[] { outWrite, errWrite, inRead }) SetHandleInformation(h, HANDLE_FLAG_INHERIT, HANDLE_FLAG_INHERIT);
-            var si = new STARTUPINFOW
+            var si = new STARTUPINFOEXW
             {
-                cb = sizeof(STARTUPINFOW), dwFlags = STARTF_USESTDHANDLES,
-                hStdInput = inRead.DangerousGetHandle(), hStdOutput = outWrite.DangerousGetHandle(), hStdError = errWrite.DangerousGetHandle(),
+                StartupInfo = new STARTUPINFOW
+                {
+                    cb = sizeof(STARTUPINFOEXW), dwFlags = STARTF_USESTDHANDLES,
+                    hStdInput = inRead.DangerousGetHandle(), hStdOutput = outWrite.DangerousGetHandle(), hStdError = errWrite.DangerousGetHandle(),
+                },
             };
             var commandLine = WindowsCommandLine.Build(spec.FileName, spec.Args) + "\0";
             var env = EnvironmentBlock(spec.Env);
+            var flags = CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP;
+            // The child inherits exactly its three pipe ends (PROC_THREAD_ATTRIBUTE_HANDLE_LIST), not whatever else is
+            // inheritable in the harness at that moment (a pipe of a tool .NET is starting on another thread).
+            var inherit = stackalloc nint[] { si.StartupInfo.hStdInput, si.StartupInfo.hStdOutput, si.StartupInfo.hStdError };
+            nuint size = 0;
+            InitializeProcThreadAttributeList(0, 1, 0, ref size);
+            var list = size > 0 ? Marshal.AllocHGlobal((nint)size) : 0;
+            if (list != 0 && InitializeProcThreadAttributeList(list, 1, 0, ref size)
+                && UpdateProcThreadAttribute(list, 0, PROC_THREAD_ATTRIBUTE_HANDLE_LIST, inherit, (nuint)(3 * sizeof(nint)), 0, 0))
+            {
+                si.lpAttributeList = list;
+                flags |= EXTENDED_STARTUPINFO_PRESENT;
+            }
+            else si.StartupInfo.cb = sizeof(STARTUPINFOW);
             bool ok;
-            fixed (char* cl = commandLine)
-            fixed (char* e = env)
-                ok = CreateProcess(null, cl, 0, 0, true,
-                                   CREATE_SUSPENDED | CREATE_UNICODE_ENVIRONMENT | CREATE_NO_WINDOW | CREATE_NEW_PROCESS_GROUP,
-                                   e, spec.WorkDir, &si, &pi);
-            var error = Marshal.GetLastPInvokeError();
+            int error;
+            try
+            {
+                fixed (char* cl = commandLine)
+                fixed (char* e = env)
+                    ok = CreateProcess(null, cl, 0, 0, true, flags, e, spec.WorkDir, &si, &pi);
+                error = Marshal.GetLastPInvokeError();
+            }
+            finally
+            {
+                if (si.lpAttributeList != 0) DeleteProcThreadAttributeList(list);
+                if (list != 0) Marshal.FreeHGlobal(list);
+            }
             // The child has its ends now; ours must go, or the pipes never report end of file.
             outWrite.Dispose();
             errWrite.Dispose();

@@ -70,6 +70,27 @@ internal static unsafe partial class WindowsNative
     }
 
     [StructLayout(LayoutKind.Sequential)]
+    public struct STARTUPINFOEXW
+    {
+        public STARTUPINFOW StartupInfo;
+        public nint lpAttributeList;
+    }
+
+    public const uint EXTENDED_STARTUPINFO_PRESENT = 0x80000;
+    public const nuint PROC_THREAD_ATTRIBUTE_HANDLE_LIST = 0x20002;
+
+    [LibraryImport("kernel32.dll", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool InitializeProcThreadAttributeList(nint list, int count, int flags, ref nuint size);
+
+    [LibraryImport("kernel32.dll", SetLastError = true)]
+    [return: MarshalAs(UnmanagedType.Bool)]
+    public static partial bool UpdateProcThreadAttribute(nint list, uint flags, nuint attribute, void* value, nuint size, nint previous, nint returnSize);
+
+    [LibraryImport("kernel32.dll")]
+    public static partial void DeleteProcThreadAttributeList(nint list);
+
+    [StructLayout(LayoutKind.Sequential)]
     public struct PROCESS_INFORMATION
     {
         public nint hProcess, hThread;
@@ -123,7 +144,7 @@ internal static unsafe partial class WindowsNative
     [return: MarshalAs(UnmanagedType.Bool)]
     public static partial bool CreateProcess(string? application, char* commandLine, nint processAttributes, nint threadAttributes,
                                              [MarshalAs(UnmanagedType.Bool)] bool inheritHandles, uint flags, char* environment,
-                                             string? currentDirectory, STARTUPINFOW* startupInfo, PROCESS_INFORMATION* info);
+                                             string? currentDirectory, void* startupInfo, PROCESS_INFORMATION* info);
 
     [LibraryImport("kernel32.dll", SetLastError = true)]
     public static partial uint ResumeThread(nint thread);
