@@ -106,7 +106,7 @@ public static class SelfTest
             var r = await p.WaitAsync();
             var refused = r.MemoryCapped || r.Stdout.Contains("alloc-failed");
             var got = r.Stdout.Contains("allocated");
-            var facts = $"child asked for {allocMB} MB under a {capMB} MB cap: {r.Status}, "
+            var facts = $"child asked for {allocMB} MB under a {capMB} MB cap: {r.Status}, peak {r.PeakBytes >> 20} MB, "
                         + (refused ? "refused" : got ? "GOT IT" : "no answer")
                         + (limits is { } l ? $"; the job reports limits of {l.Process >> 20} MB per process, {l.Job >> 20} MB per job" : "");
             if (wine is null) return (refused && !got, facts);
