@@ -60,6 +60,17 @@ unit:
 	@mkdir -p build && printf 'Describe "broken" {\n    It "x" {\n        $$a = (1 +\n' > build/pester-broken.ps1
 	@if node ci/check-powershell.mjs build/pester-broken.ps1 2>/dev/null; then \
 	  echo "check-powershell: a broken script passed the check" >&2; exit 1; fi
+	@# The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
+	@# with the Linux harness's outcomes (docs/wine.md, "The harness as a Windows program").
+	@$(MAKE) --no-print-directory build/harness/win-x64/corpus.exe
+	$(CORPUS) winsmoke
+
+# Published for win-x64 only when the harness's sources change; its own obj folder, so the Linux build stays incremental.
+WIN_HARNESS_SOURCES := $(shell find harness/Corpus.Harness harness/LostMemory -path '*/obj' -prune -o -path '*/bin' -prune -o -type f -print)
+build/harness/win-x64/corpus.exe: $(WIN_HARNESS_SOURCES)
+	dotnet publish harness/Corpus.Harness -c Release -r win-x64 --self-contained -o build/harness/win-x64 \
+	  --artifacts-path build/harness/win-x64-obj -nologo -v q -clp:ErrorsOnly
+	@touch $@
 
 gate:
 	ci/gate.sh

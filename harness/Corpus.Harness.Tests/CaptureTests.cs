@@ -38,8 +38,18 @@ public class CaptureTests
     [Fact]
     public void WindowsBackendsSayWhyTheyAreUnavailableHere()
     {
-        Assert.Equal(OperatingSystem.IsWindows(), new WindowsProcDump(new FakeRunner()).Unavailable is null);
-        Assert.Equal(OperatingSystem.IsWindows(), WindowsTtd.Unavailable is null);
+        Assert.Equal("procdump.exe runs only on Windows", new WindowsProcDump(new FakeRunner(), isWindows: false).Unavailable);
+        Assert.Equal("TTD.exe runs only on Windows", new WindowsTtd(isWindows: false).Unavailable);
+        var empty = Directory.CreateTempSubdirectory("corpus-nopath-").FullName;
+        try
+        {
+            var pd = new WindowsProcDump(new FakeRunner(), isWindows: true, searchPath: empty);
+            Assert.StartsWith("procdump.exe is not on PATH and CORPUS_PROCDUMP is not set (install Sysinternals ProcDump", pd.Unavailable);
+            Assert.Throws<PlatformNotSupportedException>(() => pd.WrapCrash(new Subjects.Launch("app.exe", [], new Dictionary<string, string>()), "C:\\d"));
+            Assert.StartsWith("TTD.exe is not on PATH and CORPUS_TTD is not set", new WindowsTtd(isWindows: true, searchPath: empty).Unavailable);
+            Assert.Equal($"CORPUS_TTD={empty}/TTD.exe: no such file", new WindowsTtd(Path.Combine(empty, "TTD.exe"), isWindows: true).Unavailable);
+        }
+        finally { Directory.Delete(empty, true); }
     }
 
     [Fact]
@@ -51,10 +61,12 @@ public class CaptureTests
             using var target = new ContainedProcess(new ProcessSpec("/bin/sh", ["-c", "sleep 30"], dir,
                 Path.Combine(dir, "o"), Path.Combine(dir, "e"), TimeSpan.FromSeconds(30), 64 << 20));
             var runner = new FakeRunner();
-            var backend = new WindowsProcDump(runner, isWindows: true);
+            var exe = Path.Combine(dir, "procdump.exe");
+            File.WriteAllText(exe, "");
+            var backend = new WindowsProcDump(runner, isWindows: true, searchPath: dir) { ReadStacks = false };
             var record = await backend.SnapshotAsync(target, dir, 0, CancellationToken.None);
             var (file, args) = Assert.Single(runner.Calls);
-            Assert.Equal("procdump.exe", file);
+            Assert.Equal(exe, file);
             Assert.Equal(["-accepteula", "-ma", target.Pid.ToString(), Path.Combine(dir, "snapshot-0.dmp")], args);
             Assert.Equal(4, record.Bytes);
         }

@@ -28,6 +28,10 @@ public static class Program
           clean     kill and remove what a killed run left behind
           bisect    --repro ID [--case C] [--variant V] --subjects S1,S2,… (oldest first) [--keep]: which subject
                     changed the cell's outcome; prints each probe and the last/first subject on either side
+          winsmoke  (Linux) the harness published for win-x64 runs the windows subject's cells under Wine; compared
+                    with the Linux harness's outcomes    --exe PATH  (default build/harness/win-x64/corpus.exe)
+          selftest  check this platform's containment with real processes (Windows: the Job Object path)
+                      --dir DIR         where the children run (default: a temporary folder, removed after)
           --root DIR  the corpus checkout (default: found upward from the current folder)
         exit: 0 every cell as expected (a cell with no expectation: reproduced or clean); 1 some differ;
               2 bad input (manifest, expected, arguments, an unusable subject);
@@ -39,6 +43,9 @@ public static class Program
         try
         {
             var args = Args.Parse(argv);
+            // No checkout needed: the selftest runs in a published harness anywhere.
+            if (args.Command == "selftest") return await SelfTestAsync(args.Get("dir"));
+            if (args.Command == "selftest-child") return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "");
             var root = args.Get("root") ?? FindRoot(Environment.CurrentDirectory)
                        ?? throw new ArgumentException("not inside a corpus checkout (no repros/ folder above here); use --root");
             root = Path.GetFullPath(root);
@@ -52,6 +59,8 @@ public static class Program
                                          args.Has("json"), Console.Out, Console.Error),
                 "clean" => Clean(root),
                 "bisect" => await BisectCommand.RunAsync(root, args),
+                "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
+                                                          m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
@@ -66,6 +75,13 @@ public static class Program
             Console.Error.WriteLine(Usage);
             return RunExit.InputError;
         }
+    }
+
+    private static async Task<int> SelfTestAsync(string? dir)
+    {
+        var work = dir ?? Path.Combine(Path.GetTempPath(), $"corpus-selftest-{Environment.ProcessId}");
+        try { return await SelfTest.RunAsync(work); }
+        finally { if (dir is null) try { Directory.Delete(work, true); } catch (IOException) { } }
     }
 
     private static string? FindRoot(string dir)
@@ -147,8 +163,12 @@ public static class Program
         SummaryWriter.WriteJUnit(Path.Combine(runDir, "junit.xml"), cells, errors);
         new MarkdownReport(tools).Write(runDir, runId, cells, errors, seconds);
         var latest = Path.Combine(artifacts, "latest");
-        if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
-        File.CreateSymbolicLink(latest, runId);
+        // Windows: a symbolic link needs a privilege (or developer mode), so there is no artifacts/latest there.
+        if (!OperatingSystem.IsWindows())
+        {
+            if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
+            File.CreateSymbolicLink(latest, runId);
+        }
 
         Console.WriteLine(ConsoleTable.Render(cells));
         foreach (var e in errors) Console.WriteLine($"INPUT ERROR {e}");
@@ -238,6 +258,9 @@ internal sealed class Args
         ["subjects"] = ["root"],
         ["clean"] = ["root"],
         ["bisect"] = ["root", "repro", "case", "variant", "subjects", "keep", "run-id"],
+        ["selftest"] = ["dir"],
+        ["winsmoke"] = ["root", "exe"],
+        ["selftest-child"] = ["mode", "dir"],
     };
     private readonly Dictionary<string, List<string>> _values = [];
     public string Command { get; private set; } = "";

@@ -53,7 +53,8 @@ public sealed class ToolRunner : IToolRunner
         };
         foreach (var a in args) psi.ArgumentList.Add(a);
         var clock = Stopwatch.StartNew();
-        using var p = Process.Start(psi)!;
+        // Null when Windows started nothing it can hand back (under Wine: a Linux executable found through Z:).
+        using var p = Process.Start(psi) ?? throw new System.ComponentModel.Win32Exception($"{file}: no process was started");
         p.StandardInput.Close();
         var stdout = p.StandardOutput.ReadToEndAsync();
         var stderr = p.StandardError.ReadToEndAsync();

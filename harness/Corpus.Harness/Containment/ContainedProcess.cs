@@ -20,9 +20,9 @@ public sealed record RunResult(
 }
 
 /// <summary>
-/// Runs one process under a memory cap, a wall-clock cap and a whole-tree kill. The process leads its own
-/// session (setsid) and sits in its own memory cgroup when the machine has one; either way nothing it
-/// started survives the run.
+/// Runs one process under a memory cap, a wall-clock cap and a whole-tree kill. On Linux the process leads its own
+/// session (setsid) and sits in its own memory cgroup when the machine has one; on Windows it runs in its own Job
+/// Object (<see cref="WindowsJob"/>). Either way nothing it started survives the run.
 /// </summary>
 public sealed class ContainedProcess : IDisposable
 {
@@ -30,7 +30,8 @@ public sealed class ContainedProcess : IDisposable
     private static int _sequence;
 
     private readonly ProcessSpec _spec;
-    private readonly Process _process;
+    private readonly Process _process = null!;   // the Linux path's; null on Windows
+    private readonly WindowsJob? _job;           // the Windows path's
     private readonly MemoryCgroup? _cgroup;
     private readonly string _containment;
     private readonly Stopwatch _clock = Stopwatch.StartNew();
@@ -51,7 +52,11 @@ public sealed class ContainedProcess : IDisposable
     /// <summary>The run's own memory cgroup, or null where the machine has none: what the cell is charged for.</summary>
     public MemoryCgroup? Cgroup => _cgroup;
     public double Elapsed => _clock.Elapsed.TotalSeconds;
-    public bool HasExited => _process.HasExited;
+    /// <summary>Windows: the pids in the run's Job Object now; null on Linux.</summary>
+    public IReadOnlyList<int>? JobMembers => _job?.Members();
+    /// <summary>Windows: the memory limits the Job Object holds, as the kernel reads them back; null on Linux.</summary>
+    public (long Process, long Job)? JobMemoryLimits => _job?.Limits() is { } l ? ((long)l.ProcessMemoryLimit, (long)l.JobMemoryLimit) : null;
+    public bool HasExited => _job?.HasExited ?? _process.HasExited;
 
     /// <exception cref="OperationCanceledException">The harness was interrupted (SIGINT/SIGTERM): no new run starts.</exception>
     /// <param name="onLine">Subscribed to <see cref="Line"/> before any output is read, so no early line is missed.</param>
@@ -60,6 +65,24 @@ public sealed class ContainedProcess : IDisposable
         Line += onLine;
         Interrupt.ThrowIfRequested();
         _spec = spec;
+        if (OperatingSystem.IsWindows())
+        {
+            _containment = $"job object (memory cap {spec.MemoryBytes >> 20} MB per process and per job, kill on job close), "
+                           + $"job kill, timeout {spec.Timeout.TotalSeconds:0} s";
+            Directory.CreateDirectory(Path.GetDirectoryName(spec.StdoutFile)!);
+            _outFile = new StreamWriter(spec.StdoutFile) { AutoFlush = true };
+            _errFile = new StreamWriter(spec.StderrFile) { AutoFlush = true };
+            try { _job = new WindowsJob(spec, OnLine); }
+            catch
+            {
+                _outFile.Dispose();
+                _errFile.Dispose();
+                throw;
+            }
+            Pid = _job.Pid;
+            _onInterrupt = Interrupt.Token.Register(StopForInterrupt);
+            return;
+        }
         // The owner's pid and start time lead the name: a later cleanup can prove whose cgroup this is.
         var name = $"{Supervisor.Owner}-{Interlocked.Increment(ref _sequence)}";
         _cgroup = MemoryCgroup.TryCreate(name, spec.MemoryBytes, out var why, dir => Record($"cg {dir}"));
@@ -119,6 +142,11 @@ public sealed class ContainedProcess : IDisposable
     {
         if (Interlocked.Exchange(ref _stoppedCount, 1) == 1) return;
         _interrupted = true;
+        if (_job is not null)
+        {
+            Interrupt.Stopped(Math.Max(_job.KillTree(), 1));
+            return;
+        }
         var members = _cgroup?.Members() ?? [];
         var count = _cgroup is null ? SessionMembers(Pid) : members.Count;
         Native.Kill(-Pid, Native.SIGKILL);
@@ -163,7 +191,7 @@ public sealed class ContainedProcess : IDisposable
 
     private long SampleMemory()
     {
-        var bytes = _cgroup?.UsageBytes() ?? SessionRss(Pid);
+        var bytes = _job?.CommitBytes() ?? _cgroup?.UsageBytes() ?? SessionRss(Pid);
         if (bytes > _peak) _peak = bytes;
         lock (_memory) _memory.Add(new MemorySample(Math.Round(Elapsed, 3), bytes));
         return bytes;
@@ -201,12 +229,14 @@ public sealed class ContainedProcess : IDisposable
 
     public async Task<RunResult> WaitAsync(CancellationToken cancel = default)
     {
-        var exited = _process.WaitForExitAsync(CancellationToken.None);
+        var exited = _job?.WaitForExitAsync() ?? _process.WaitForExitAsync(CancellationToken.None);
         while (!exited.IsCompleted)
         {
             var used = SampleMemory();
             if (Elapsed > _spec.Timeout.TotalSeconds) { _timedOut = true; KillTree(); }
-            else if (_cgroup is null && used > _spec.MemoryBytes) { _memoryCapped = true; KillTree(); }
+            else if (_job is null && _cgroup is null && used > _spec.MemoryBytes) { _memoryCapped = true; KillTree(); }
+            // The kernel refused memory to a job member: end the run, as the cgroup's OOM kill does on Linux.
+            else if (_job?.MemoryLimitHit == true) { _memoryCapped = true; KillTree(); }
             else if (cancel.IsCancellationRequested) KillTree();
             else if (Interrupt.IsRequested)
             {
@@ -223,12 +253,24 @@ public sealed class ContainedProcess : IDisposable
             _peak = Math.Max(_peak, _cgroup.PeakBytes());
             if (_cgroup.OomKilled()) _memoryCapped = true;
         }
-        KillTree();                      // leftovers holding our pipes would block the drain below
-        _process.WaitForExit();
-        int? code = _process.ExitCode;
+        int? code;
         string? signal = null;
-        // .NET reports a death by signal as 128 + signal number.
-        if (code is > 128 and < 128 + 32) { signal = Native.SignalName(code.Value - 128); code = null; }
+        if (_job is not null)
+        {
+            _peak = Math.Max(_peak, (long)_job.Limits().PeakJobMemoryUsed);
+            if (_job.MemoryLimitHit) _memoryCapped = true;
+            KillTree();
+            _job.DrainOutput(TimeSpan.FromSeconds(10));
+            (code, signal) = WindowsExit.Describe(_job.ExitCode);
+        }
+        else
+        {
+            KillTree();                      // leftovers holding our pipes would block the drain below
+            _process.WaitForExit();
+            code = _process.ExitCode;
+            // .NET reports a death by signal as 128 + signal number.
+            if (code is > 128 and < 128 + 32) { signal = Native.SignalName(code.Value - 128); code = null; }
+        }
         string stdout, stderr;
         lock (_out) { stdout = _out.ToString(); stderr = _err.ToString(); }
         if (_interrupted) throw new OperationCanceledException($"interrupted by {Interrupt.SignalName}", Interrupt.Token);
@@ -238,10 +280,19 @@ public sealed class ContainedProcess : IDisposable
                              _spec.StdoutFile, _spec.StderrFile, _containment, samples);
     }
 
-    public void Signal(int signal) => Native.Kill(Pid, signal);
+    public void Signal(int signal)
+    {
+        if (_job is not null) throw new PlatformNotSupportedException("signals are POSIX; a Windows run has none");
+        Native.Kill(Pid, signal);
+    }
 
     public void KillTree()
     {
+        if (_job is not null)
+        {
+            _job.KillTree();
+            return;
+        }
         Native.Kill(-Pid, Native.SIGKILL);
         _cgroup?.KillAll(TimeSpan.FromSeconds(5));
     }
@@ -253,7 +304,8 @@ public sealed class ContainedProcess : IDisposable
         _cgroup?.Dispose();
         if (_interrupted && _cgroup is not null && !Directory.Exists(_cgroup.Dir)) Interrupt.CgroupRemoved();
         Forget();
-        _process.Dispose();
+        _job?.Dispose();
+        _process?.Dispose();
         lock (_out)
         {
             _closed = true;

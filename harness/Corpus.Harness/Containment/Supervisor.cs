@@ -18,7 +18,9 @@ public static class Supervisor
     private static string? _ledger;
 
     /// <summary>This harness: pid and start time (/proc/PID/stat field 22), so a reused pid is never taken for it.</summary>
-    public static string Owner { get; } = $"{Environment.ProcessId}-{ProcStat.StartTime(Environment.ProcessId)}";
+    public static string Owner { get; } = OperatingSystem.IsWindows()
+        ? $"{Environment.ProcessId}-{Process.GetCurrentProcess().StartTime.ToUniversalTime().Ticks}"
+        : $"{Environment.ProcessId}-{ProcStat.StartTime(Environment.ProcessId)}";
 
     /// <summary>The supervisor's pid, once a contained run has started it.</summary>
     public static int? Pid { get { lock (Lock) return _process?.Id; } }
@@ -40,6 +42,9 @@ public static class Supervisor
     /// <summary>Also keep the ledger in this checkout's ledger folder (the harness's `run` does; tests need not).</summary>
     public static void UseLedger(string ledgerDir)
     {
+        // On Windows each run's Job Object dies with the harness (kill-on-job-close): nothing to ledger, and a Windows
+        // pid in this checkout's ledger would mean nothing to a Linux harness of the same checkout.
+        if (OperatingSystem.IsWindows()) return;
         lock (Lock)
         {
             Directory.CreateDirectory(ledgerDir);
@@ -83,6 +88,7 @@ public static class Supervisor
 
     private static void Send(string line)
     {
+        if (OperatingSystem.IsWindows()) return;
         for (var attempt = 0; attempt < 2; attempt++)
         {
             try

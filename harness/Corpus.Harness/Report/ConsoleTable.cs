@@ -18,10 +18,12 @@ public static class ConsoleTable
         var parts = new List<string>();
         if (m.ContainsKey("shmem_delta_mb"))
         {
-            parts.Add($"cell shmem {Signed(m["shmem_delta_mb"])} MB");
-            if (m.TryGetValue("rss_mb", out var rss)) parts.Add($"RSS {Num(rss, "0.0")} MB");
+            // On Windows the same metrics are the page-file sections the process holds by handle (ShmemProbe).
+            var windows = OperatingSystem.IsWindows();
+            if (!windows) parts.Add($"cell shmem {Signed(m["shmem_delta_mb"])} MB");
+            if (m.TryGetValue("rss_mb", out var rss)) parts.Add($"{(windows ? "working set" : "RSS")} {Num(rss, "0.0")} MB");
             if (m.TryGetValue("held_objects", out var held))
-                parts.Add($"held by fd {Num(held, "0")} ({Num(m.GetValueOrDefault("held_fd_only_mb") ?? 0.0, "0.0")} MB)");
+                parts.Add($"{(windows ? "sections held by handle" : "held by fd")} {Num(held, "0")} ({Num(m.GetValueOrDefault("held_fd_only_mb") ?? 0.0, "0.0")} MB)");
             if (m.TryGetValue("after_exit_delta_mb", out var after)) parts.Add($"after exit {Signed(after)} MB");
         }
         else if (m.TryGetValue("hits", out var hits) && m.TryGetValue("runs", out var runs))

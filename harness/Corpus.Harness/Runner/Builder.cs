@@ -44,12 +44,14 @@ public sealed class Builder(string root, IToolRunner runner)
     private static string SourceHash(Manifest m, string flavor)
     {
         using var sha = SHA256.Create();
+        // Relative paths with '/' on every OS: a flavor cross-built on Linux (windows-cmake) is up to date for a Windows harness.
         var files = Directory.GetFiles(m.Dir, "*", SearchOption.AllDirectories)
-            .Where(f => !f.Split(Path.DirectorySeparatorChar).Any(p => p is "bin" or "obj" or "tests"))
-            .Order(StringComparer.Ordinal);
+            .Select(f => (File: f, Rel: Path.GetRelativePath(m.Dir, f).Replace('\\', '/')))
+            .Where(f => !f.Rel.Split('/').Any(p => p is "bin" or "obj" or "tests"))
+            .OrderBy(f => f.Rel, StringComparer.Ordinal);
         var sb = new StringBuilder(flavor);
-        foreach (var f in files)
-            sb.Append(Path.GetRelativePath(m.Dir, f)).Append(Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(f))));
+        foreach (var (f, rel) in files)
+            sb.Append(rel).Append(Convert.ToHexString(SHA256.HashData(File.ReadAllBytes(f))));
         return Convert.ToHexString(sha.ComputeHash(Encoding.UTF8.GetBytes(sb.ToString())));
     }
 }

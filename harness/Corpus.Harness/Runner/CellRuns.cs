@@ -51,10 +51,12 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
         var workDir = cs.Crash is null ? dir : Path.Combine(dir, label);
         Directory.CreateDirectory(workDir);
+        if (OperatingSystem.IsWindows()) launch = WindowsLaunch(launch, workDir, label);
         var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
                                    Path.Combine(workDir, $"{label}.stderr"), TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
                                    (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false);
-        using var janitor = new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
+        // /dev/shm is Linux's; a Windows run's named sections die with its Job Object.
+        using var janitor = OperatingSystem.IsWindows() ? null : new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
         var markers = new Dictionary<string, double>();
         var trigger = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         // Subscribed before the first line is read: a fast program prints its markers at once.
@@ -65,7 +67,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             if (timed is not null && line.Contains(timed.Marker)) trigger.TrySetResult();
         }
         using var p = new ContainedProcess(spec, OnLine);
-        janitor.Own(p.Pid);
+        janitor?.Own(p.Pid);
         Task? captureTask = null;
         if (timed is not null)
         {
@@ -80,7 +82,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         if (captureTask is not null) await captureTask;
         if (side is not null) await side;
         exited?.Invoke(run);
-        if (cs.Crash is not null) CollectCrash(cs.Crash, p.Pid, run, workDir, label);
+        if (OperatingSystem.IsWindows()) CollectWindowsFiles(run, workDir, label);
+        else if (cs.Crash is not null) CollectCrash(cs.Crash, p.Pid, run, workDir, label);
         var metrics = new Dictionary<string, double>();
         // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
         foreach (var line in run.Stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
@@ -130,6 +133,48 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         }
         cell.Outcome = Outcome.Error;
         cell.Detail += $"; but the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: see {Path.GetRelativePath(options.Root, spec.StdoutFile)}";
+    }
+
+    private void CaptureError(string message)
+    {
+        lock (cell.CaptureErrors) cell.CaptureErrors.Add(message);
+    }
+
+    /// <summary>
+    /// Windows: a trace (CORPUS_TTD_TRACE) launches the run under TTD.exe, a crash capture under procdump -e -x. An
+    /// absent tool is a capture error with the reason, and the run goes on without it.
+    /// </summary>
+    private Launch WindowsLaunch(Launch launch, string workDir, string label)
+    {
+        if (Environment.GetEnvironmentVariable(WindowsTtd.TraceVariable) is { Length: > 0 } mode)
+        {
+            var ttd = new WindowsTtd();
+            if (ttd.Unavailable is { } why) CaptureError($"{label}: TTD.exe: {why}");
+            // procdump -x around TTD.exe would dump TTD, not the program: the trace holds the crash anyway.
+            else return ttd.Wrap(launch, Path.Combine(workDir, $"{label}-ttd"), WindowsTtd.ParseMode(mode));
+        }
+        if (cs.Crash is null) return launch;
+        var procdump = new WindowsProcDump(tools);
+        if (procdump.Unavailable is { } missing)
+        {
+            CaptureError($"{label}: procdump.exe (crash): {missing}");
+            return launch;
+        }
+        return procdump.WrapCrash(launch, workDir);
+    }
+
+    /// <summary>What procdump -e and TTD.exe wrote for this run: crash dumps and traces, for WinDbg.</summary>
+    private void CollectWindowsFiles(RunResult run, string workDir, string label)
+    {
+        var traces = Path.Combine(workDir, $"{label}-ttd");
+        var files = Directory.GetFiles(workDir, "*.dmp")
+            .Concat(Directory.Exists(traces) ? Directory.GetFiles(traces, "*.run") : []);
+        lock (cell.Captures)
+            foreach (var f in files.Where(f => !cell.Captures.Any(c => c.File == f)))
+                cell.Captures.Add(new CaptureRecord(f.EndsWith(".run") ? "TTD.exe" : "procdump.exe", f, new FileInfo(f).Length, 0,
+                                                    run.WallSeconds, [], $"{run.Status} in {label}; open it in WinDbg") { Run = label });
+        if (cs.Crash is not null && run.Signal is not null && !files.Any())
+            CaptureError($"{label}: {run.Signal} but no dump in {workDir}");
     }
 
     public void DeleteRun(RunResult run, string label)

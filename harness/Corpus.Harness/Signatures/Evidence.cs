@@ -106,7 +106,8 @@ internal static class Evidence
         cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
         cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
         cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
-        cell.TimeSeries["cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        // On Windows the sampled figure is the system commit charge, host-wide context (ShmemProbe).
+        cell.TimeSeries[OperatingSystem.IsWindows() ? "system commit - baseline (MB), context" : "cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         if (m.HostSamples is { } host)
             cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();

@@ -19,6 +19,11 @@ public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long 
 /// the process's RSS, and at the marker the unmapped shm/memfd objects it holds by descriptor (the lost-memory
 /// finder). After the run the cell's shared memory must be gone. Host-wide Shmem is sampled beside it as context
 /// only; it decides nothing, because another program on the host moves it.
+/// On Windows there is no per-cell counter of section pages. The cell's figure is what the run's process holds: the
+/// page-file-backed sections it has handles to, from the system handle table (<see cref="WindowsSections"/>), with
+/// their sizes; RSS is its working set. The system commit charge (GetPerformanceInfo), where such a section is charged
+/// when created, is sampled as host-wide context and decides nothing. After the run, the sections that any process
+/// left in the run's Job Object still holds must be none.
 /// </summary>
 public sealed class ShmemProbe
 {
@@ -28,6 +33,8 @@ public sealed class ShmemProbe
     private readonly List<(double, long)> _host = [];
     private long _delta = -1, _rss = -1, _fdOnly = -1, _hostDelta;
     private int _held = -1;
+    private long _mapped = -1;
+    private string? _problem;
 
     public ShmemProbe(ShmemSpec spec)
     {
@@ -35,9 +42,13 @@ public sealed class ShmemProbe
         _hostBaseline = SystemShmemBytes();
     }
 
-    public static long SystemShmemBytes() => ProcKb("/proc/meminfo", "Shmem:") * 1024;
+    /// <summary>Host-wide Shmem; on Windows the system commit charge.</summary>
+    public static long SystemShmemBytes() =>
+        OperatingSystem.IsWindows() ? Containment.WindowsNative.CommitTotalBytes() : ProcKb("/proc/meminfo", "Shmem:") * 1024;
 
-    public static long RssBytes(int pid) => ProcKb($"/proc/{pid}/status", "VmRSS:") * 1024;
+    /// <summary>The process's RSS; on Windows its working set.</summary>
+    public static long RssBytes(int pid) =>
+        OperatingSystem.IsWindows() ? Containment.WindowsNative.Counters(pid)?.WorkingSet ?? 0 : ProcKb($"/proc/{pid}/status", "VmRSS:") * 1024;
 
     private static long ProcKb(string file, string key)
     {
@@ -51,7 +62,8 @@ public sealed class ShmemProbe
 
     /// <summary>The cell's shared memory: its cgroup's own counter, or host-wide growth where there is no cgroup.</summary>
     private long CellShmem(ContainedProcess p) =>
-        p.Cgroup is { } cg ? cg.StatBytes("shmem") : SystemShmemBytes() - _hostBaseline;
+        OperatingSystem.IsWindows() ? SystemShmemBytes() - _hostBaseline
+        : p.Cgroup is { } cg ? cg.StatBytes("shmem") : SystemShmemBytes() - _hostBaseline;
 
     /// <summary>Runs alongside the process until it exits.</summary>
     public async Task<LeakMeasure> WatchAsync(ContainedProcess p)
@@ -77,13 +89,19 @@ public sealed class ShmemProbe
             await Task.Delay(100);
         }
         // Whatever the outcome, the cell's shared memory must be gone once its processes are.
-        var after = CellShmem(p);
+        // Windows: what the processes still in the run's job hold (a child that inherited a section handle, say).
+        long After() => OperatingSystem.IsWindows() ? (p.JobMembers ?? []).Sum(pid => WindowsSections.Of(pid).SectionBytes) : CellShmem(p);
+        var after = After();
         for (var i = 0; i < 50 && Math.Abs(after) > ReturnSlack; i++)
         {
             await Task.Delay(100);
-            after = CellShmem(p);
+            after = After();
         }
-        var attribution = p.Cgroup is { } cg ? $"cgroup {cg.Dir}" : "host-wide Shmem (no memory cgroup here)";
+        var attribution = OperatingSystem.IsWindows()
+            ? "page-file-backed sections the process holds by handle (system handle table, NtQuerySection); the system commit "
+              + "charge is host-wide context" + (Containment.WindowsNative.WineVersion() is { } wine
+                  ? $" (under Wine {wine} it is computed from Linux's /proc/meminfo, where section pages are Cached, counted as free)" : "")
+            : p.Cgroup is { } cg ? $"cgroup {cg.Dir}" : "host-wide Shmem (no memory cgroup here)";
         lock (_samples)
             return new LeakMeasure(_hostBaseline, _delta, _rss, _held, _fdOnly, after, [.. _samples],
                                    _hostDelta, attribution, [.. _host]);
@@ -97,6 +115,14 @@ public sealed class ShmemProbe
         _delta = CellShmem(p);
         _hostDelta = SystemShmemBytes() - _hostBaseline;
         _rss = RssBytes(p.Pid);
+        if (OperatingSystem.IsWindows())
+        {
+            var held = WindowsSections.Of(p.Pid);
+            (_held, _fdOnly, _delta) = (held.Sections, held.SectionBytes, held.SectionBytes);
+            _mapped = held.MappedBytes;
+            _problem = held.Problem;
+            return;
+        }
         var report = Scanner.Scan(new ScanOptions { Pid = p.Pid, IncludeSelf = false });
         var entry = report.Processes.FirstOrDefault(e => e.Pid == p.Pid);
         _held = entry?.FdOnlyCount ?? 0;
@@ -108,8 +134,13 @@ public sealed class ShmemProbe
     {
         double leak = _spec.LeakBytes, tol = _spec.Tolerance * leak;
         static string Mb(long b) => $"{b / 1048576.0:0.0} MB";
-        var facts = $"cell shmem {(m.ShmemDeltaBytes >= 0 ? "+" : "")}{Mb(m.ShmemDeltaBytes)}, RSS {Mb(m.RssBytes)}, "
-                    + $"{m.HeldObjects} unmapped objects held by fd ({Mb(m.HeldFdOnlyBytes)}), after exit {Mb(m.AfterExitDeltaBytes)}";
+        var facts = OperatingSystem.IsWindows() ? $"working set {Mb(m.RssBytes)}, " : $"cell shmem {(m.ShmemDeltaBytes >= 0 ? "+" : "")}{Mb(m.ShmemDeltaBytes)}, RSS {Mb(m.RssBytes)}, ";
+        facts += (OperatingSystem.IsWindows()
+                        ? $"{m.HeldObjects} page-file sections held by handle ({Mb(m.HeldFdOnlyBytes)}), mapped views {Mb(_mapped)}, "
+                          + $"system commit {(m.HostShmemDeltaBytes >= 0 ? "+" : "")}{Mb(m.HostShmemDeltaBytes)} (context)"
+                          + (_problem is null ? "" : $" ({_problem})")
+                        : $"{m.HeldObjects} unmapped objects held by fd ({Mb(m.HeldFdOnlyBytes)})")
+                    + $", after exit {Mb(m.AfterExitDeltaBytes)}";
         if (m.ShmemDeltaBytes < 0 && m.HeldObjects < 0) return (Outcome.WrongFailure, "the marker never came: " + facts);
         if (Math.Abs(m.AfterExitDeltaBytes) > ReturnSlack)
             return (Outcome.Error, $"containment: the cell's shared memory was still charged after the run (more than {_spec.ReturnToleranceMB} MB); {facts}");

@@ -107,10 +107,11 @@ public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnly
 
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
     {
+        // {out} is the build folder; --config picks Release where the generator is multi-config (Visual Studio).
         var configure = tools.Run("cmake", ["-S", Path.Combine(m.Dir, m.Build.CmakeDir!), "-B", outDir, "-DCMAKE_BUILD_TYPE=Release",
-                                            .. configureArgs ?? []], TimeSpan.FromMinutes(5));
+                                            .. (configureArgs ?? []).Select(a => a.Replace("{out}", outDir))], TimeSpan.FromMinutes(5));
         if (configure.ExitCode != 0) return configure;
-        var compile = tools.Run("cmake", ["--build", outDir, "--target", target, "-j", "2"], TimeSpan.FromMinutes(10));
+        var compile = tools.Run("cmake", ["--build", outDir, "--target", target, "--config", "Release", "-j", "2"], TimeSpan.FromMinutes(10));
         return compile with { Stdout = configure.Stdout + compile.Stdout, Stderr = configure.Stderr + compile.Stderr };
     }
 

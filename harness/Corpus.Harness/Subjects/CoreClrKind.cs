@@ -19,11 +19,12 @@ public sealed class CoreClrKind : ISubjectKind
     {
         var (dir, prefix) = spec switch
         {
-            "net10" => (DotnetRootOnPath() ?? "/usr/share/dotnet", "10."),
+            "net10" => (DotnetRootOnPath() ?? (OperatingSystem.IsWindows()
+                ? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ProgramFiles), "dotnet") : "/usr/share/dotnet"), "10."),
             "net8" => (Path.Combine(root, ".cache", "subjects", "net8"), "8."),
             _ => (userPath!, (string?)null),
         };
-        var host = Path.Combine(dir, "dotnet");
+        var host = Path.Combine(dir, OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet");
         var shared = Path.Combine(dir, "shared", "Microsoft.NETCore.App");
         if (!Directory.Exists(dir))
             return new(spec, this, dir, null, userPath is null ? $"{dir} is missing (make setup makes it)" : $"{dir}: no such folder");

@@ -16,7 +16,7 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
 
     public Subject Resolve(string spec, string? userPath, string root)
     {
-        var path = userPath ?? SubjectKinds.Which("mono") ?? "/usr/bin/mono";
+        var path = userPath ?? SubjectKinds.Which("mono") ?? (OperatingSystem.IsWindows() ? "mono.exe" : "/usr/bin/mono");
         Subject Unusable(string why) => new(spec, this, path, null, why);
         if (Directory.Exists(path)) return Unusable($"{path} is a folder; give the mono executable");
         if (!File.Exists(path)) return Unusable(userPath is null ? "mono is not installed (make setup installs it)" : $"{path}: no such file");

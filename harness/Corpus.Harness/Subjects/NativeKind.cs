@@ -17,8 +17,18 @@ public sealed class NativeKind : ISubjectKind
         ? new(spec, this, "C:\\", null, OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux")
         : new(spec, this, "/", Environment.OSVersion.Version.ToString(), OperatingSystem.IsLinux() ? null : "needs Linux");
 
+    /// <summary>
+    /// windows: CMake's default generator there (Visual Studio) is multi-config, so the Release program is placed at the top
+    /// of the build folder, with a PDB (/Zi, /DEBUG) so that cdb names the frames of a procdump dump. Its own flavor: on
+    /// Linux, `corpus winsmoke` cross-builds the same flavor with mingw-w64.
+    /// </summary>
     public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
-        cs.CmakeTarget is { } target ? new CmakeBuild(target) : new NoBuild($"case {cs.Id} has no native program");
+        cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
+        : s.Name == "windows" ? new CmakeBuild(target, WindowsFlavor, ["-DCMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE={out}",
+                                                                   "-DCMAKE_CXX_FLAGS_RELEASE=/O2 /Zi /DNDEBUG", "-DCMAKE_EXE_LINKER_FLAGS_RELEASE=/DEBUG"], ".exe")
+        : new CmakeBuild(target);
+
+    public const string WindowsFlavor = "windows-cmake";
 
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) =>
         new(program, args, options.Env);

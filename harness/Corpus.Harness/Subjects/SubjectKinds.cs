@@ -30,7 +30,9 @@ public static class SubjectKinds
         return kind.Resolve(spec, Path.GetFullPath(path), root);
     }
 
+    /// <summary>The program on PATH; on Windows also with .exe (Windows PATH entries are separated by ';').</summary>
     internal static string? Which(string program) =>
-        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(':', StringSplitOptions.RemoveEmptyEntries)
-        .Select(d => Path.Combine(d, program)).FirstOrDefault(File.Exists);
+        (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
+        .SelectMany(d => OperatingSystem.IsWindows() && !program.EndsWith(".exe") ? [Path.Combine(d, program + ".exe")] : new[] { Path.Combine(d, program) })
+        .FirstOrDefault(File.Exists);
 }

@@ -31,6 +31,8 @@ public abstract class WineKindBase : ISubjectKind
     {
         var wine = userPath ?? SubjectKinds.Which("wine") ?? "/usr/bin/wine";
         Subject Unusable(string why) => new(spec, this, wine, null, why);
+        // A Windows harness (even one running under Wine, which sees Linux paths through Z:) has no Wine to start.
+        if (OperatingSystem.IsWindows()) return Unusable("Wine subjects run from the Linux harness");
         if (!File.Exists(wine))
             return Unusable(userPath is null ? "wine is not installed (make setup installs it)" : $"{wine}: no such file");
         if (userPath is not null && !File.Exists(Path.Combine(Path.GetDirectoryName(wine)!, "wineserver")))
@@ -81,8 +83,12 @@ public sealed class WineKind : WineKindBase
 
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
-        : new CmakeBuild(target, "wine-cmake", [$"-DCMAKE_TOOLCHAIN_FILE={Path.Combine(m.Dir, "..", "..", "harness", "wine", "mingw-w64-posix.cmake")}",
-                                                $"-DCMAKE_PREFIX_PATH={Path.Combine(m.Dir, "..", "..", ".cache", "wine", "googletest")}"], ".exe");
+        : new CmakeBuild(target, "wine-cmake", CrossArgs(m), ".exe");
+
+    /// <summary>CMake's arguments for a mingw-w64 cross build (also of the windows flavor, by `corpus winsmoke`).</summary>
+    public static IReadOnlyList<string> CrossArgs(Manifest m) =>
+        [$"-DCMAKE_TOOLCHAIN_FILE={Path.Combine(m.Dir, "..", "..", "harness", "wine", "mingw-w64-posix.cmake")}",
+         $"-DCMAKE_PREFIX_PATH={Path.Combine(m.Dir, "..", "..", ".cache", "wine", "googletest")}"];
 }
 
 /// <summary>The repro's C# program published for win-x64, self-contained (.NET for Windows), run under Wine.</summary>

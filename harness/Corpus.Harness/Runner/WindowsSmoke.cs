@@ -1,0 +1,202 @@
+using System.Diagnostics;
+using System.Text.Json;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Runner;
+
+/// <summary>
+/// `corpus winsmoke` (Linux): the harness published for win-x64 runs under Wine and takes its Windows code path (Job
+/// Objects, Windows counters, procdump.exe/TTD.exe lookup) on the `windows` subject's cells. It runs inside a contained
+/// run of this harness: a Linux memory cgroup around the whole Wine run (the real cap, since Wine ignores Job Object
+/// memory limits), a private prefix, tmpfs TMPDIR and wineserver (harness/wine/run.sh), and the supervisor if this
+/// harness dies. The same cells go through the Linux harness on `wine` and on `windows`, and the outcomes are compared.
+/// The cells and the outcomes expected of the Windows harness under Wine are in harness/wine/windows-harness.json.
+/// </summary>
+public static class WindowsSmoke
+{
+    public const string ExpectationsFile = "harness/wine/windows-harness.json";
+    private const long CapBytes = 3L << 30;
+
+    /// <param name="Outcome">Of the Windows harness under Wine (exercised by make unit).</param>
+    /// <param name="WindowsOutcome">Of the Windows harness on real Windows (ci/workflows/windows.yml; not run here).</param>
+    public sealed record Expect(string Repro, string Case, string Variant, string Outcome, string Reason, string WindowsOutcome, string WindowsReason);
+
+    public static IReadOnlyList<Expect> LoadExpectations(string root)
+    {
+        var file = Path.Combine(root, ExpectationsFile);
+        using var doc = JsonDocument.Parse(File.ReadAllText(file), new JsonDocumentOptions { CommentHandling = JsonCommentHandling.Skip });
+        var list = new List<Expect>();
+        var i = 0;
+        foreach (var c in doc.RootElement.GetProperty("cells").EnumerateArray())
+        {
+            string Field(string name) => c.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString()!
+                : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': missing or not a string");
+            string Outcome(string name)
+            {
+                var outcome = Field(name);
+                return new[] { "reproduced", "clean", "wrong-failure", "unsupported", "error" }.Contains(outcome) ? outcome
+                    : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': '{outcome}' is not an outcome");
+            }
+            list.Add(new Expect(Field("repro"), Field("case"), Field("variant"), Outcome("outcome"), Field("reason"),
+                                Outcome("windowsOutcome"), Field("windowsReason")));
+            i++;
+        }
+        return list;
+    }
+
+    public static async Task<int> RunAsync(string root, string exe, Action<string> progress)
+    {
+        var clock = Stopwatch.StartNew();
+        var expects = LoadExpectations(root);
+        if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
+        if (!File.Exists(exe)) throw new InputErrorException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
+        var catalog = Catalog.Load(root);
+        var wine = Subject.Resolve("wine", root);
+        if (wine.Unavailable is { } why) throw new InputErrorException($"winsmoke needs the wine subject: {why}");
+        var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
+        var dir = Path.Combine(root, "artifacts", $"winsmoke-{stamp}-{Environment.ProcessId}");
+        Directory.CreateDirectory(dir);
+
+        // 1. The windows flavor, cross-built with mingw-w64: a Windows harness finds it up to date (same source hash).
+        var builder = new Builder(root, ToolRunner.Instance);
+        foreach (var (repro, cs) in expects.Select(e => (e.Repro, e.Case)).Distinct())
+        {
+            var m = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)?.Manifest
+                    ?? throw new InputErrorException($"{ExpectationsFile}: repro '{repro}' does not exist or does not load");
+            var c = m.Cases.FirstOrDefault(x => x.Id == cs) ?? throw new InputErrorException($"{ExpectationsFile}: {repro} has no case '{cs}'");
+            if (c.CmakeTarget is not { } target || !c.Subjects.Contains("windows"))
+                throw new InputErrorException($"{ExpectationsFile}: {repro}:{cs} is not a native case on the windows subject");
+            var t = Stopwatch.StartNew();
+            var built = builder.Ensure(m, new CmakeBuild(target, NativeKind.WindowsFlavor, WineKind.CrossArgs(m), ".exe"));
+            if (built.Program is null) throw new InvalidOperationException($"cross-building {repro}:{cs} for windows: {built.Error}");
+            progress($"windows flavor of {repro}:{cs}: {Path.GetRelativePath(root, built.Program)} ({t.Elapsed.TotalSeconds:0.0} s)");
+        }
+        var repros = string.Join(',', expects.Select(e => e.Repro).Distinct());
+        var cases = string.Join(',', expects.Select(e => e.Case).Distinct());
+        var variants = string.Join(',', expects.Select(e => e.Variant).Distinct());
+
+        // 2. The Linux harness: the same cells on wine (gated against expected/) and on windows (unsupported here).
+        var linuxId = $"winsmoke-{stamp}-{Environment.ProcessId}-linux";
+        var self = Environment.ProcessPath!;
+        IReadOnlyList<string> selfArgs = Path.GetFileNameWithoutExtension(self) == "dotnet" ? [typeof(WindowsSmoke).Assembly.Location] : [];
+        var t2 = Stopwatch.StartNew();
+        var linux = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", repros, "--case", cases, "--variant", variants,
+                                                   "--subject", "wine,windows", "--run-id", linuxId], TimeSpan.FromMinutes(10));
+        File.WriteAllText(Path.Combine(dir, "linux-harness.log"), linux.Stdout + linux.Stderr);
+        progress($"linux harness: exit {linux.ExitCode} in {t2.Elapsed.TotalSeconds:0.0} s (wine and windows subjects)");
+
+        // 3. The Windows harness under Wine: its selftest, then the cells on windows, each in its own contained Wine run.
+        var windowsId = $"winsmoke-{stamp}-{Environment.ProcessId}-windows";
+        var isolation = wine.Kind.Isolate(wine, dir);
+        async Task<(RunResult Run, double Seconds)> UnderWine(string label, IReadOnlyList<string> args)
+        {
+            var launch = wine.Kind.Launch(wine, exe, args, new LaunchOptions(isolation.Env, PerfMap: false));
+            var spec = new ProcessSpec(launch.File, launch.Args, dir, Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"),
+                                       TimeSpan.FromMinutes(10), CapBytes, launch.Env);
+            var t = Stopwatch.StartNew();
+            using var p = new ContainedProcess(spec, (line, _, _) => progress($"  {label}| {line}"));
+            var r = await p.WaitAsync();
+            return (r, t.Elapsed.TotalSeconds);
+        }
+        (RunResult Run, double Seconds) selftest, windows;
+        try
+        {
+            selftest = await UnderWine("selftest", ["selftest"]);
+            windows = await UnderWine("windows-harness",
+                ["run", "--root", WinePath(root), "--repro", repros, "--case", cases, "--variant", variants, "--subject", "windows", "--run-id", windowsId]);
+        }
+        finally { isolation.Dispose(); }   // every run's prefix, tmpfs and wineserver
+        var (selftestRun, selftestSec) = selftest;
+        var (windowsRun, windowsSec) = windows;
+
+        // 4. The comparison.
+        var linuxCells = Outcomes(Path.Combine(root, "artifacts", linuxId, "summary.json"));
+        var windowsCells = Outcomes(Path.Combine(root, "artifacts", windowsId, "summary.json"));
+        var failures = new List<string>();
+        if (selftestRun.ExitCode != 0) failures.Add($"the selftest under Wine ended {selftestRun.Status} (see {Path.Combine(dir, "selftest.stdout")})");
+        if (windowsCells.Count == 0) failures.Add($"the Windows harness wrote no summary ({windowsRun.Status}; see {Path.Combine(dir, "windows-harness.stderr")})");
+        Console.WriteLine();
+        Console.WriteLine("The windows subject's cells: the Linux harness (on wine and on windows) against the Windows harness under Wine (on windows)");
+        Console.WriteLine($"{"cell",-34} {"linux: wine",-14} {"linux: windows",-15} {"windows harness",-16} {"expected",-12} verdict");
+        foreach (var e in expects)
+        {
+            var key = $"{e.Repro}:{e.Case} {e.Variant}";
+            var onWine = linuxCells.GetValueOrDefault((key, "wine"));
+            var onWindows = linuxCells.GetValueOrDefault((key, "windows"));
+            var win = windowsCells.GetValueOrDefault((key, "windows"));
+            var bad = new List<string>();
+            if (onWine?.Gate != "pass") bad.Add($"linux harness on wine: {onWine?.Outcome ?? "missing"} ({onWine?.Gate ?? "not run"})");
+            if (onWindows?.Outcome != "unsupported") bad.Add($"linux harness on windows: {onWindows?.Outcome ?? "missing"}, not unsupported");
+            if (win?.Outcome != e.Outcome) bad.Add($"windows harness: {win?.Outcome ?? "missing"}, expected {e.Outcome}");
+            Console.WriteLine($"{key,-34} {onWine?.Outcome ?? "-",-14} {onWindows?.Outcome ?? "-",-15} {win?.Outcome ?? "-",-16} {e.Outcome,-12} "
+                              + (bad.Count == 0 ? "ok" : "DIFFERS"));
+            if (win is not null) Console.WriteLine($"    windows harness: {win.Detail}");
+            Console.WriteLine($"    why: {e.Reason}");
+            failures.AddRange(bad.Select(b => $"{key}: {b}"));
+        }
+        Console.WriteLine();
+        Console.WriteLine($"winsmoke: selftest under Wine {selftestSec:0.0} s ({selftestRun.Status}), Windows harness run {windowsSec:0.0} s "
+                          + $"({windowsRun.Status}: its own gate against expected/, which says unsupported), "
+                          + $"peak memory of the Wine run {windowsRun.PeakBytes >> 20} MB of a {CapBytes >> 20} MB cgroup cap, {clock.Elapsed.TotalSeconds:0} s in all");
+        foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
+        Console.WriteLine(failures.Count == 0 ? $"winsmoke: passed; the Linux harness's run is artifacts/{linuxId}"
+                          : $"winsmoke: {failures.Count} failure(s); logs in {Path.GetRelativePath(root, dir)}, the Windows harness's run in artifacts/{windowsId}");
+        if (failures.Count == 0)
+            foreach (var d in new[] { dir, Path.Combine(root, "artifacts", windowsId) })
+                if (Directory.Exists(d)) Directory.Delete(d, recursive: true);
+        return failures.Count == 0 ? 0 : 1;
+    }
+
+    /// <summary>
+    /// On real Windows (ci/workflows/windows.yml): this harness's selftest, then the same cells on `windows`, built there
+    /// with CMake, against the expectations' windowsOutcome.
+    /// </summary>
+    private static int OnWindows(string root, IReadOnlyList<Expect> expects, Action<string> progress)
+    {
+        var self = Environment.ProcessPath!;
+        IReadOnlyList<string> selfArgs = Path.GetFileNameWithoutExtension(self) == "dotnet" ? [typeof(WindowsSmoke).Assembly.Location] : [];
+        var failures = new List<string>();
+        var selftest = ToolRunner.Instance.Run(self, [.. selfArgs, "selftest"], TimeSpan.FromMinutes(5));
+        Console.WriteLine(selftest.Stdout.TrimEnd());
+        if (selftest.ExitCode != 0) failures.Add($"selftest: {selftest.Describe("selftest")}");
+        var id = $"winsmoke-{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Environment.ProcessId}-windows";
+        var run = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", string.Join(',', expects.Select(e => e.Repro).Distinct()),
+                                                 "--case", string.Join(',', expects.Select(e => e.Case).Distinct()),
+                                                 "--variant", string.Join(',', expects.Select(e => e.Variant).Distinct()),
+                                                 "--subject", "windows", "--run-id", id], TimeSpan.FromMinutes(20));
+        progress(run.Stderr.TrimEnd());
+        var seen = Outcomes(Path.Combine(root, "artifacts", id, "summary.json"));
+        foreach (var e in expects)
+        {
+            var key = $"{e.Repro}:{e.Case} {e.Variant}";
+            var got = seen.GetValueOrDefault((key, "windows"));
+            Console.WriteLine($"{key,-34} windows harness: {got?.Outcome ?? "missing",-14} expected {e.WindowsOutcome,-14} "
+                              + $"{(got?.Outcome == e.WindowsOutcome ? "ok" : "DIFFERS")}\n    {got?.Detail}\n    why: {e.WindowsReason}");
+            if (got?.Outcome != e.WindowsOutcome) failures.Add($"{key}: {got?.Outcome ?? "missing"}, expected {e.WindowsOutcome}");
+        }
+        foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
+        Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; artifacts/{id}");
+        return failures.Count == 0 ? 0 : 1;
+    }
+
+    /// <summary>Wine maps / to Z:.</summary>
+    public static string WinePath(string path) => "Z:" + path.Replace('/', '\\');
+
+    private sealed record Seen(string Outcome, string Gate, string Detail);
+
+    private static Dictionary<(string Cell, string Subject), Seen> Outcomes(string summary)
+    {
+        var seen = new Dictionary<(string, string), Seen>();
+        if (!File.Exists(summary)) return seen;
+        using var doc = JsonDocument.Parse(File.ReadAllText(summary));
+        foreach (var c in doc.RootElement.GetProperty("cells").EnumerateArray())
+        {
+            string S(string n) => c.TryGetProperty(n, out var v) ? v.ToString() : "";
+            seen[($"{S("repro")}:{S("case")} {S("variant")}", S("subject"))] = new Seen(S("outcome"), S("gate"), S("detail"));
+        }
+        return seen;
+    }
+}
