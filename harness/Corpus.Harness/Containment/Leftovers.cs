@@ -25,8 +25,8 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
     public static Leftovers Clean(string ledgerDir)
     {
         int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0;
-        // A Windows harness keeps no ledger: its runs' Job Objects die with it.
-        if (OperatingSystem.IsWindows()) return new Leftovers(0, 0, 0, 0, 0, 0);
+        // A Windows harness's runs die with their Job Objects; what it ledgers is registry fixtures.
+        if (OperatingSystem.IsWindows()) return CleanWindows(ledgerDir);
         var registry = new List<string>();
         if (Directory.Exists(ledgerDir))
             foreach (var ledger in Directory.GetFiles(ledgerDir, "harness-*.ledger"))
@@ -92,6 +92,41 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             }
         var (shm, shmLedgers) = ShmJanitor.CleanStale(ledgerDir);
         return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores, registry);
+    }
+
+    /// <summary>The registry fixtures of dead Windows harnesses, restored from their saved exports.</summary>
+    private static Leftovers CleanWindows(string ledgerDir)
+    {
+        var registry = new List<string>();
+        var ledgers = 0;
+        if (!Directory.Exists(ledgerDir)) return new Leftovers(0, 0, 0, 0, 0, 0, registry);
+        foreach (var ledger in Directory.GetFiles(ledgerDir, "winharness-*.ledger"))
+        {
+            if (!WindowsOwnerDead(Path.GetFileNameWithoutExtension(ledger)["winharness-".Length..])) continue;
+            string[] entries;
+            try { entries = File.ReadAllLines(ledger); }
+            catch (IOException) { continue; }
+            foreach (var entry in entries.Where(e => e.StartsWith("reg ") && Directory.Exists(e[4..])))
+                try { registry.Add(Fixtures.RegistryFixture.RestoreFromLedger(entry[4..], Capture.ToolRunner.Instance)); }
+                catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
+                {
+                    registry.Add($"registry fixture {entry[4..]}: not restored: {e.Message}");
+                }
+            if (TryDelete(ledger)) ledgers++;
+        }
+        return new Leftovers(0, 0, ledgers, 0, 0, 0, registry);
+    }
+
+    /// <summary>A Windows owner "PID-TICKS" is dead unless a process with that pid started at those ticks (UTC).</summary>
+    private static bool WindowsOwnerDead(string owner)
+    {
+        if (owner.Split('-') is not [var p, var t] || !int.TryParse(p, out var pid) || !long.TryParse(t, out var ticks)) return false;
+        try
+        {
+            using var proc = System.Diagnostics.Process.GetProcessById(pid);
+            return proc.HasExited || proc.StartTime.ToUniversalTime().Ticks != ticks;
+        }
+        catch (Exception e) when (e is ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception) { return true; }
     }
 
     private static bool IsCoreName(string path) =>

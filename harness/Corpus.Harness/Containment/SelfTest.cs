@@ -11,6 +11,7 @@ namespace Corpus.Harness.Containment;
 public static class SelfTest
 {
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(15);
+    private const string RegHolderKey = @"HKCU\Software\CorpusSelftest\Fixture";
 
     public static async Task<int> RunAsync(string workDir)
     {
@@ -116,6 +117,29 @@ public static class SelfTest
                                      + "so the Linux cgroup around the Wine run is the real cap");
         });
 
+        if (OperatingSystem.IsWindows())
+            await Check("a killed harness's registry fixture is rolled back by the next run", async () =>
+            {
+                // A harness of its own applies a fixture to HKCU and is killed before its restore; this harness, as the
+                // next run, finds the dead harness's ledger and restores the key from the saved export.
+                var psi = SelfStart("regholder", workDir);
+                psi.RedirectStandardOutput = true;
+                using var holder = Process.Start(psi)!;
+                string? line;
+                do line = await holder.StandardOutput.ReadLineAsync().WaitAsync(Patience * 3);
+                while (line is not null && line != "regholder-applied");
+                if (line is null) return (false, "the holder never applied its fixture: " + await holder.StandardOutput.ReadToEndAsync());
+                var tools = Capture.ToolRunner.Instance;
+                var applied = tools.Run("reg.exe", ["query", RegHolderKey, "/v", "Value"], Patience).Stdout.Contains("REG_BINARY");
+                holder.Kill();
+                holder.WaitForExit();
+                var left = Leftovers.Clean(Path.Combine(workDir, "ledger"));
+                var gone = tools.Run("reg.exe", ["query", RegHolderKey], Patience).ExitCode != 0;
+                tools.Run("reg.exe", ["delete", @"HKCU\Software\CorpusSelftest", "/f"], Patience);
+                return (applied && gone && left.Registry is [var one] && one.Contains("restored"),
+                        $"applied and seen: {applied}; after the kill: {string.Join("; ", left.Registry ?? [])}; key {(gone ? "absent again" : "STILL THERE")}");
+            });
+
         Console.WriteLine($"selftest: {(failures == 0 ? "all passed" : $"{failures} failed")}");
         return failures == 0 ? 0 : 1;
     }
@@ -175,6 +199,17 @@ public static class SelfTest
                 });
                 Console.WriteLine($"holder-child {p.Pid}");
                 await p.WaitAsync();
+                return 0;
+            }
+            case "regholder":
+            {
+                var reg = Path.Combine(workDir, "selftest-fixture.reg");
+                File.WriteAllText(reg, "Windows Registry Editor Version 5.00\r\n\r\n[HKEY_CURRENT_USER\\Software\\CorpusSelftest\\Fixture]\r\n"
+                                       + "\"Value\"=hex:00,69,00,6f\r\n");
+                Supervisor.UseLedger(Path.Combine(workDir, "ledger"));
+                Fixtures.RegistryFixture.Apply(new Fixtures.WindowsRegistry(Capture.ToolRunner.Instance), [reg], Path.Combine(workDir, "regholder-state"));
+                Console.WriteLine("regholder-applied");
+                await Task.Delay(TimeSpan.FromMinutes(2));
                 return 0;
             }
             default:

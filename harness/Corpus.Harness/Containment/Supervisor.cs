@@ -37,14 +37,17 @@ public static class Supervisor
         }
     }
 
-    public static string LedgerName => $"harness-{Owner}.ledger";
+    /// <summary>
+    /// A Windows harness's ledger has its own name: its owner is a Windows pid, which a Linux harness of the same
+    /// checkout (the Windows harness under Wine) must not judge by /proc.
+    /// </summary>
+    public static string LedgerName => OperatingSystem.IsWindows() ? $"winharness-{Owner}.ledger" : $"harness-{Owner}.ledger";
 
     /// <summary>Also keep the ledger in this checkout's ledger folder (the harness's `run` does; tests need not).</summary>
     public static void UseLedger(string ledgerDir)
     {
-        // On Windows each run's Job Object dies with the harness (kill-on-job-close): nothing to ledger, and a Windows
-        // pid in this checkout's ledger would mean nothing to a Linux harness of the same checkout.
-        if (OperatingSystem.IsWindows()) return;
+        // On Windows each run's Job Object dies with the harness (kill-on-job-close), so only registry fixtures are
+        // ledgered there: the machine's registry outlives any harness.
         lock (Lock)
         {
             Directory.CreateDirectory(ledgerDir);
