@@ -75,11 +75,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // A registry fixture applied and never restored (harness/Corpus.Harness/Fixtures).
                         case "reg" when Directory.Exists(entry[4..]):
-                            try { registry.Add(Fixtures.RegistryFixture.RestoreFromLedger(entry[4..], Capture.ToolRunner.Instance)); }
-                            catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
-                            {
-                                registry.Add($"registry fixture {entry[4..]}: not restored: {e.Message}");
-                            }
+                            registry.Add(RestoreRegistry(entry[4..]));
                             break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
                         case "core" when Directory.Exists(what):
@@ -92,6 +88,16 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             }
         var (shm, shmLedgers) = ShmJanitor.CleanStale(ledgerDir);
         return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores, registry);
+    }
+
+    /// <summary>A dead harness's registry fixture, restored from its saved exports; what it came to, as a line.</summary>
+    private static string RestoreRegistry(string stateDir)
+    {
+        try { return Fixtures.RegistryFixture.RestoreFromLedger(stateDir, Capture.ToolRunner.Instance); }
+        catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
+        {
+            return $"registry fixture {stateDir}: not restored: {e.Message}";
+        }
     }
 
     /// <summary>The registry fixtures of dead Windows harnesses, restored from their saved exports.</summary>
@@ -107,11 +113,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             try { entries = File.ReadAllLines(ledger); }
             catch (IOException) { continue; }
             foreach (var entry in entries.Where(e => e.StartsWith("reg ") && Directory.Exists(e[4..])))
-                try { registry.Add(Fixtures.RegistryFixture.RestoreFromLedger(entry[4..], Capture.ToolRunner.Instance)); }
-                catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
-                {
-                    registry.Add($"registry fixture {entry[4..]}: not restored: {e.Message}");
-                }
+                registry.Add(RestoreRegistry(entry[4..]));
             if (TryDelete(ledger)) ledgers++;
         }
         return new Leftovers(0, 0, ledgers, 0, 0, 0, registry);
