@@ -230,7 +230,10 @@ public sealed class ContainedProcess : IDisposable
     public async Task<RunResult> WaitAsync(CancellationToken cancel = default)
     {
         var exited = _job?.WaitForExitAsync() ?? _process.WaitForExitAsync(CancellationToken.None);
-        while (!exited.IsCompleted)
+        // The run is its program. WaitForExitAsync also waits for EOF on the output pipes, which a process the program
+        // started may hold past its exit (a Wine program's explorer.exe held them for a whole timeout): once the
+        // program has exited, stop waiting; the kill below ends whatever still holds them, and the drain reads the rest.
+        while (!exited.IsCompleted && !(_job is null && _process.HasExited))
         {
             var used = SampleMemory();
             if (Elapsed > _spec.Timeout.TotalSeconds) { _timedOut = true; KillTree(); }
