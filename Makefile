@@ -11,6 +11,11 @@ KEEP    ?=
 RUNS    ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
+
+# Build tools and runtimes leave files in TMPDIR (two empty folders per `dotnet build`, the diagnostic sockets of
+# killed CoreCLR runs): in the corpus's own tree, not the host's /tmp. The harness does the same when run directly.
+export TMPDIR := $(CURDIR)/build/tmp
+$(shell mkdir -p build/tmp)
 DEMO_REPRO    := binaryformatter-quadratic
 DEMO_SUBJECTS := mono,net10
 

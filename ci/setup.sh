@@ -5,6 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+# Each `dotnet build` leaves two empty folders in TMPDIR: keep them in the corpus's tree (as the Makefile does).
+export TMPDIR=$PWD/build/tmp
+mkdir -p "$TMPDIR"
 
 missing=()
 while read -r pkg prefix; do

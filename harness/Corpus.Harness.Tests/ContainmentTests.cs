@@ -180,8 +180,10 @@ public sealed class ContainmentTests : IDisposable
     {
         // pids above pid_max: dead for sure. The corpus made the first map (its ledger says so), not the second.
         var ours = "/tmp/perf-999999991.map";
+        var oursInfo = "/tmp/perfinfo-999999991.map";
         var stranger = "/tmp/perf-999999992.map";
         File.WriteAllText(ours, "0 1 ours");
+        File.WriteAllText(oursInfo, "ImageLoad;ours");
         File.WriteAllText(stranger, "0 1 a dead stranger's");
         try
         {
@@ -189,11 +191,13 @@ public sealed class ContainmentTests : IDisposable
             var left = Leftovers.Clean(_dir);
             Assert.Equal(1, left.PerfMaps);
             Assert.False(File.Exists(ours));
+            Assert.False(File.Exists(oursInfo), "CoreCLR 8's perfinfo file of the run was left");
             Assert.True(File.Exists(stranger), "a perf map the corpus did not make was deleted");
         }
         finally
         {
             File.Delete(ours);
+            File.Delete(oursInfo);
             File.Delete(stranger);
         }
     }

@@ -9,7 +9,10 @@ namespace Corpus.Harness.Tests;
 /// </summary>
 public class LanesTests
 {
-    private sealed record Cell(int Id, bool Waits, int? AwaitStartOf = null);
+    private sealed record Cell(int Id, bool Waits, int? AwaitStartOf = null, bool Timed = false)
+    {
+        public CellLane Lane => Waits ? CellLane.Alongside : Timed ? CellLane.Timed : CellLane.Busy;
+    }
 
     private sealed class Recorder(int count)
     {
@@ -31,6 +34,7 @@ public class LanesTests
         {
             if (c.Waits) Raise(ref _waiting, ref MaxWaiting, 1); else Raise(ref _busy, ref MaxBusy, 1);
             Raise(ref _all, ref MaxAll, 1);
+            if (c.Timed && Volatile.Read(ref _all) > 1) lock (Missed) Missed.Add($"timed cell {c.Id} ran beside another cell");
             lock (Order) Order.Add(c.Id);
             _started[c.Id].TrySetResult();
             if (c.AwaitStartOf is { } other
@@ -46,7 +50,7 @@ public class LanesTests
     private static async Task<(IReadOnlyList<string> Done, Recorder R)> Run(IReadOnlyList<Cell> plan, int alongside, Func<bool>? stop = null)
     {
         var r = new Recorder(plan.Count);
-        var done = await Lanes.RunAsync(plan, c => c.Waits, alongside, async (_, c) => (await r.Run(c)).ToString(), stop ?? (() => false));
+        var done = await Lanes.RunAsync(plan, c => c.Lane, alongside, async (_, c) => (await r.Run(c)).ToString(), stop ?? (() => false));
         return (done, r);
     }
 
@@ -82,11 +86,31 @@ public class LanesTests
     }
 
     [Fact]
+    public async Task Timed_cells_run_last_alone_once_the_alongside_lane_is_done()
+    {
+        // Waiting cell 4 holds until busy cell 3 starts; timed cells 0 and 2 must come after both, in plan order.
+        Cell[] plan = [new(0, false, Timed: true), new(1, false), new(2, false, Timed: true), new(3, false), new(4, true, AwaitStartOf: 3)];
+        var (done, r) = await Run(plan, alongside: 2);
+        Assert.Equal(["0", "1", "2", "3", "4"], done);
+        Assert.Empty(r.Missed);
+        Assert.Equal([0, 2], r.Order.TakeLast(2));
+        Assert.Equal(2, r.MaxAll);
+    }
+
+    [Fact]
+    public async Task Alongside_zero_keeps_timed_cells_in_plan_order()
+    {
+        Cell[] plan = [new(0, false, Timed: true), new(1, false), new(2, true)];
+        var (_, r) = await Run(plan, alongside: 0);
+        Assert.Equal([0, 1, 2], r.Order);
+    }
+
+    [Fact]
     public async Task A_stop_starts_no_further_cell()
     {
         var started = 0;
         var plan = Enumerable.Range(0, 6).Select(i => new Cell(i, i % 2 == 0)).ToList();
-        var done = await Lanes.RunAsync(plan, c => c.Waits, 1, async (_, c) =>
+        var done = await Lanes.RunAsync(plan, c => c.Lane, 1, async (_, c) =>
         {
             Interlocked.Increment(ref started);
             await Task.Delay(50);

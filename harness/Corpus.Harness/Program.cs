@@ -19,8 +19,9 @@ public static class Program
                       --keep            keep artifacts of cells that matched expected/
                       --runs N          races: exactly N runs per cell (a rate), not stop at the first hit
                       --run-id ID       name of artifacts/<run-id>/, which must not exist yet (default: UTC time)
-                      --alongside N     waiting cells (hangs) run alongside the others, N at once (default 2;
-                                        0 runs every cell in turn)
+                      --alongside N     cells that mostly wait (hangs, held memory) run alongside the busy ones,
+                                        N at once (default 2), and timed cells (sweeps) run last, alone;
+                                        0 runs every cell in turn, in plan order
           list      the cells a run would run, with their expected outcomes (--json for other drivers);
                     takes run's --repro, --case, --variant, --subject, --exclude-tag
           validate  check every manifest and expected file
@@ -49,6 +50,7 @@ public static class Program
             var root = args.Get("root") ?? FindRoot(Environment.CurrentDirectory)
                        ?? throw new ArgumentException("not inside a corpus checkout (no repros/ folder above here); use --root");
             root = Path.GetFullPath(root);
+            if (!OperatingSystem.IsWindows()) KeepTempInCorpus(root);
             return args.Command switch
             {
                 "run" => await RunAsync(root, args),
@@ -75,6 +77,20 @@ public static class Program
             Console.Error.WriteLine(Usage);
             return RunExit.InputError;
         }
+    }
+
+    /// <summary>
+    /// Build tools and runtimes leave files in TMPDIR that nobody removes: two empty folders per `dotnet build`, the
+    /// diagnostic socket and debugger pipes of every killed CoreCLR run. Unless TMPDIR names a folder already (the
+    /// Makefile gives build/tmp), the harness and all it starts use the corpus's build/tmp, so the host's /tmp is
+    /// left alone. A Wine cell still gets its own tmpfs.
+    /// </summary>
+    private static void KeepTempInCorpus(string root)
+    {
+        if (!string.IsNullOrEmpty(Environment.GetEnvironmentVariable("TMPDIR"))) return;
+        var tmp = Path.Combine(root, "build", "tmp");
+        Directory.CreateDirectory(tmp);
+        Environment.SetEnvironmentVariable("TMPDIR", tmp);
     }
 
     private static async Task<int> SelfTestAsync(string? dir)
@@ -149,7 +165,7 @@ public static class Program
         var alongside = args.Get("alongside") is { } al
             ? int.TryParse(al, out var k) && k >= 0 ? k : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
             : Lanes.DefaultAlongside;
-        var cells = await Lanes.RunAsync(plan, c => SignatureFamilies.For(c.Case.Signature).Waits, alongside, async (i, c) =>
+        var cells = await Lanes.RunAsync(plan, c => SignatureFamilies.For(c.Case.Signature).Lane, alongside, async (i, c) =>
         {
             var (entry, cs, v, s, expected) = c;
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");

@@ -17,6 +17,9 @@ if [[ -n ${CORPUS_WINE_SHARED:-} ]]; then
   while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$CORPUS_WINE_SHARED/env"
   exec "${WINE:-wine}" "$@"
 fi
+# Runs start two at a time: one at a time takes down finished runs, or two remove the same folder and one fails.
+exec {lock}>"$base/.down.lock"
+flock "$lock"
 for old in "$base"/run-*; do
   [[ -d $old ]] || continue
   pid=${old##*/run-}
@@ -27,6 +30,7 @@ for old in "$base"/run-*; do
   "$here/cell.sh" down "$old" >/dev/null 2>&1 || true
   rm -rf "$old"
 done
+exec {lock}>&-
 cell=$base/run-$$
 up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
 "$here/cell.sh" "${up[@]}" >/dev/null

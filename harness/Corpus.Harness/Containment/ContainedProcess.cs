@@ -172,6 +172,12 @@ public sealed class ContainedProcess : IDisposable
     private static bool WritesPerfMap(ProcessSpec spec) =>
         spec.Args.Contains("--jitmap") || spec.Env?.ContainsKey("DOTNET_PerfMapEnabled") == true;
 
+    /// <summary>
+    /// What a run with a perf map leaves in /tmp, whatever TMPDIR says: the map, and CoreCLR 8's perfinfo-PID.map
+    /// (written even in map-only mode). The first is the map.
+    /// </summary>
+    public static IReadOnlyList<string> PerfMapFiles(int pid) => [$"/tmp/perf-{pid}.map", $"/tmp/perfinfo-{pid}.map"];
+
     private void OnLine(string? line, bool stderr)
     {
         if (line is null) return;

@@ -63,7 +63,9 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // The map of a run's process; a live process with that pid is someone else now.
                         case "map" when int.TryParse(what, out var pid) && !Directory.Exists($"/proc/{pid}"):
-                            if (TryDelete($"/tmp/perf-{pid}.map")) maps++;
+                            var removed = false;
+                            foreach (var file in ContainedProcess.PerfMapFiles(pid)) removed |= TryDelete(file);
+                            if (removed) maps++;
                             break;
                         // A Wine cell's runs: prefixes and tmpfs mounts, taken down by the cell's own script.
                         case "wine" when File.Exists(what) && Directory.Exists(extra):

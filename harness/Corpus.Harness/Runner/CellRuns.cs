@@ -270,7 +270,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     /// </summary>
     private void CollectCrash(CrashCapture crash, int pid, RunResult run, string workDir, string label)
     {
-        var perfMap = $"/tmp/perf-{pid}.map";
+        var perfMap = ContainedProcess.PerfMapFiles(pid)[0];
         try
         {
             if (run.TimedOut) return;
@@ -311,7 +311,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         }
         finally
         {
-            try { File.Delete(perfMap); } catch (IOException) { }
+            foreach (var file in ContainedProcess.PerfMapFiles(pid))
+                try { File.Delete(file); } catch (IOException) { }
         }
     }
 

@@ -10,6 +10,9 @@ namespace Corpus.Harness.Signatures;
 public sealed class ComplexityFamily : ISignatureFamily
 {
     public string Name => "complexity";
+
+    // The verdict is a growth of measured times: nothing else that computes may run beside it.
+    public CellLane Lane => CellLane.Timed;
     public bool Runs(Signature signature) => signature.Complexity is not null;
 
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>

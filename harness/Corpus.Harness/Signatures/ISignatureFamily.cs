@@ -20,10 +20,13 @@ public interface ISignatureFamily
     Task RunAsync(ICellRuns runs, CellResult cell);
 
     /// <summary>
-    /// Its cells spend their time waiting (a hang held for seconds), not computing, so a run of many cells may
-    /// start them alongside the others. Timing-sensitive families (complexity, statistics) keep false.
+    /// Its runs hold still for seconds after their marker (a hang), so a live capture has time: winedbg may attach
+    /// to .NET under Wine. It also puts the cells in the alongside lane.
     /// </summary>
     bool Waits => false;
+
+    /// <summary>Where a run of many cells schedules this family's cells (<see cref="Lanes"/>).</summary>
+    CellLane Lane => Waits ? CellLane.Alongside : CellLane.Busy;
 }
 
 public static class SignatureFamilies

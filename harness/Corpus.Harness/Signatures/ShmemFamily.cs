@@ -7,6 +7,9 @@ namespace Corpus.Harness.Signatures;
 public sealed class ShmemFamily : ISignatureFamily
 {
     public string Name => "shmem";
+
+    // The program holds its memory for seconds while it is measured, and the verdict is memory, not time.
+    public CellLane Lane => CellLane.Alongside;
     public bool Runs(Signature signature) => signature.Shmem is not null;
 
     public async Task RunAsync(ICellRuns runs, CellResult cell)

@@ -48,7 +48,8 @@ public sealed class CoreClrKind : ISubjectKind
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options)
     {
         var env = new Dictionary<string, string>(options.Env);
-        if (options.PerfMap) env["DOTNET_PerfMapEnabled"] = "1";
+        // 3: the perf map alone; 1 would add a jitdump of ~0.5 MB a run in /tmp.
+        if (options.PerfMap) env["DOTNET_PerfMapEnabled"] = "3";
         env["DOTNET_ROOT"] = s.Path;
         env.TryAdd("DOTNET_CLI_TELEMETRY_OPTOUT", "1");
         // --fx-version pins the exact runtime of the subject, even when the root holds several.
