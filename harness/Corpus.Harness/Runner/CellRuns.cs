@@ -45,7 +45,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     }
 
     public async Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
-                                              Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null)
+                                              Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
+                                              bool untilCaptured = false)
     {
         var launch = Command(n);
         // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
@@ -78,7 +79,9 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             }
         }
         var side = alongside?.Invoke(p);
-        var run = await p.WaitAsync();
+        var captured = new CancellationTokenSource();
+        if (untilCaptured && captureTask is not null) _ = captureTask.ContinueWith(_ => captured.Cancel(), TaskScheduler.Default);
+        var run = await p.WaitAsync(captured.Token);
         if (captureTask is not null) await captureTask;
         if (side is not null) await side;
         exited?.Invoke(run);

@@ -69,11 +69,12 @@ public sealed class ComplexityFamily : ISignatureFamily
         var exponent = ComplexityFit.MedianPairSlope(points);
         if (cs.Timed is { } timed)
         {
-            // Snapshots stop the process while they are written, so they get a run of their own that is not timed.
+            // Snapshots stop the process while they are written, so they get a run of their own that is not timed,
+            // and that ends when they are taken.
             var n = CaptureSize(sizes[^1], largest!, timed, exponent, (long)cs.Budget.MemoryMB << 20);
             if (n != sizes[^1]) cell.Metrics["capture_n"] = n;
             runs.Progress($"{cell.Key} n={n} capture run …");
-            await runs.ExecuteAsync(n, $"capture-n{n}", timed);
+            await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
         cell.Metrics["exponent"] = Math.Round(exponent, 3);
         cell.Metrics["ls_exponent"] = Math.Round(fit.Exponent, 3);

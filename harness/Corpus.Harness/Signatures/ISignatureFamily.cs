@@ -59,8 +59,11 @@ public interface ICellRuns
     /// <param name="timed">The timed capture to run alongside, or null.</param>
     /// <param name="alongside">Watches the live process (e.g. a memory probe) until it exits.</param>
     /// <param name="exited">Called as soon as the run ends, before its crash capture is read.</param>
+    /// <param name="untilCaptured">End the run once its timed capture is done (procdump -n: the count is reached):
+    /// for a run that exists only to be captured.</param>
     Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
-                                 Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null);
+                                 Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
+                                 bool untilCaptured = false);
 
     /// <summary>Drops a clean run's files (hundreds of race runs keep only the first).</summary>
     void DeleteRun(RunResult run, string label);
