@@ -110,12 +110,21 @@ inline void Record(uint32_t op, const void* obj, int64_t seen, int64_t wrote, ui
 
 // Where no core is written (a Windows program dies through its own exception handling, also under Wine), a crash
 // handler writes the ring to a file instead: header and every thread's ring, as they sit in memory, so
-// eventring.py reads the file as it reads a core. Only stdio: it runs in a dying process.
+// eventring.py reads the file as it reads a core. No heap: it runs in a dying process whose heap the bug may have
+// corrupted (fopen allocates its FILE and buffer there).
 inline bool WriteTo(const char* path) {
+#ifdef _WIN32
+    HANDLE h = CreateFileA(path, GENERIC_WRITE, 0, nullptr, CREATE_ALWAYS, FILE_ATTRIBUTE_NORMAL, nullptr);
+    if (h == INVALID_HANDLE_VALUE) return false;
+    DWORD wrote = 0;
+    bool ok = WriteFile(h, &g_ring, sizeof g_ring, &wrote, nullptr) && wrote == sizeof g_ring;
+    return CloseHandle(h) && ok;
+#else
     std::FILE* f = std::fopen(path, "wb");
     if (!f) return false;
     bool ok = std::fwrite(&g_ring, sizeof g_ring, 1, f) == 1;
     return std::fclose(f) == 0 && ok;
+#endif
 }
 
 }  // namespace eventring

@@ -35,10 +35,22 @@ static void LttngTrace(uint32_t op, const void* obj, long seen, long wrote) {
 // would, and then let the process die the Windows way.
 static const char kRingFile[] = "eventring.bin";
 static void WriteRing() {
-    static std::atomic<bool> once{false};
-    if (once.exchange(true)) return;
+    // Two threads often die of the same freed object. The first writes the ring; the others wait for it, because
+    // the first to go on to the debugger (winedbg, WER) ends the process, ring or no ring (1 run in 13 under Wine).
+    // The wait is bounded: a writer that dies itself must not turn the crash into a hang.
+    static std::atomic<int> state{0};  // 0: not yet, 1: writing, 2: written
+    int none = 0;
+    if (!state.compare_exchange_strong(none, 1)) {
+        for (int i = 0; i < 500 && state.load() != 2; i++) Sleep(10);
+        return;
+    }
     bool ok = eventring::WriteTo(kRingFile);
-    std::fprintf(stderr, "%s the event ring to %s\n", ok ? "wrote" : "could not write", kRingFile);
+    // WriteFile, not stdio: no heap, no CRT lock that the dying thread might hold.
+    char line[64];
+    int n = std::snprintf(line, sizeof line, "%s the event ring to %s\n", ok ? "wrote" : "could not write", kRingFile);
+    DWORD wrote = 0;
+    WriteFile(GetStdHandle(STD_ERROR_HANDLE), line, static_cast<DWORD>(n), &wrote, nullptr);
+    state.store(2);
 }
 static LONG WINAPI RingOnCrash(EXCEPTION_POINTERS*) {
     WriteRing();
