@@ -88,7 +88,80 @@ public class CaptureTests
             Assert.True(File.Exists(record.File));
             Assert.StartsWith("core-0_", Path.GetFileName(record.File));
             Assert.True(record.Bytes > 100_000, $"core of {record.Bytes} bytes");
+            // Of the target: procdump 1.2 with this test's TMPDIR (it holds the testhost's diagnostic socket) once
+            // dumped the testhost instead, freezing it for 1-2 s.
+            Assert.Equal((target.Pid, "sleep"), CoreFile.ProcessOf(record.File));
             Assert.False(target.HasExited);   // a snapshot, not a kill
+            Assert.Empty(Directory.GetDirectories(dir, ".procdump-*"));
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    /// <summary>The smallest x86-64 ELF core: a header, one PT_NOTE and an NT_PRPSINFO naming pid and command.</summary>
+    internal static byte[] SyntheticCore(int pid, string command)
+    {
+        var desc = new byte[136];
+        BitConverter.GetBytes(pid).CopyTo(desc, 24);
+        System.Text.Encoding.ASCII.GetBytes(command).CopyTo(desc, 40);
+        var note = new List<byte>();
+        note.AddRange(BitConverter.GetBytes(5)); note.AddRange(BitConverter.GetBytes(desc.Length)); note.AddRange(BitConverter.GetBytes(3));
+        note.AddRange("CORE\0\0\0\0"u8.ToArray());
+        note.AddRange(desc);
+        var elf = new byte[64 + 56];
+        new byte[] { 0x7f, (byte)'E', (byte)'L', (byte)'F', 2, 1, 1 }.CopyTo(elf, 0);
+        BitConverter.GetBytes((ushort)4).CopyTo(elf, 16);        // ET_CORE
+        BitConverter.GetBytes(64L).CopyTo(elf, 32);              // e_phoff
+        BitConverter.GetBytes((ushort)56).CopyTo(elf, 54);       // e_phentsize
+        BitConverter.GetBytes((ushort)1).CopyTo(elf, 56);        // e_phnum
+        BitConverter.GetBytes(4).CopyTo(elf, 64);                // PT_NOTE
+        BitConverter.GetBytes((long)elf.Length).CopyTo(elf, 64 + 8);
+        BitConverter.GetBytes((long)note.Count).CopyTo(elf, 64 + 32);
+        return [.. elf, .. note];
+    }
+
+    [Fact]
+    public void CoreFileNamesTheProcessOfACore()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-core-").FullName;
+        try
+        {
+            File.WriteAllBytes(Path.Combine(dir, "a"), SyntheticCore(4242, "mono"));
+            Assert.Equal((4242, "mono"), CoreFile.ProcessOf(Path.Combine(dir, "a")));
+            File.WriteAllText(Path.Combine(dir, "b"), "not a core");
+            Assert.Null(CoreFile.ProcessOf(Path.Combine(dir, "b")));
+            Assert.Null(CoreFile.ProcessOf("/bin/sleep"));   // ELF, but an executable
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    private sealed class CoreOfRunner(int pid, string command) : IToolRunner
+    {
+        public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
+        {
+            Assert.Equal("env", file);
+            Assert.StartsWith("TMPDIR=", args[0]);
+            Assert.Empty(Directory.GetFileSystemEntries(args[0]["TMPDIR=".Length..]));
+            var prefix = args[args.ToList().IndexOf("-o") + 1];
+            File.WriteAllBytes($"{prefix}_0.{args[^1]}", SyntheticCore(pid, command));
+            return new ToolResult(0, "", "", 0.1, false);
+        }
+    }
+
+    [Fact]
+    public async Task LinuxProcDumpRefusesACoreOfAnotherProcess()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-pd-").FullName;
+        try
+        {
+            using var target = new ContainedProcess(new ProcessSpec("/bin/sleep", ["30"], dir,
+                Path.Combine(dir, "o"), Path.Combine(dir, "e"), TimeSpan.FromSeconds(30), 64 << 20));
+            var wrong = new LinuxProcDump(new CoreOfRunner(target.Pid + 1, "dotnet"));
+            var e = await Assert.ThrowsAsync<InvalidOperationException>(() => wrong.SnapshotAsync(target, dir, 0, CancellationToken.None));
+            Assert.Equal($"procdump dumped pid {target.Pid + 1} (dotnet), not the target {target.Pid}", e.Message);
+            Assert.Empty(Directory.GetFiles(dir, "core-0_*"));
+            var right = new LinuxProcDump(new CoreOfRunner(target.Pid, "sleep"));
+            var record = await right.SnapshotAsync(target, dir, 1, CancellationToken.None);
+            Assert.Equal($"core-1_0.{target.Pid}", Path.GetFileName(record.File));
         }
         finally { Directory.Delete(dir, true); }
     }
