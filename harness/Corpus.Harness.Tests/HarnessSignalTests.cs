@@ -87,11 +87,14 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
     private async Task<Started> StartHoldingCellAsync()
     {
         var token = $"{Environment.ProcessId}-{Guid.NewGuid():N}"[..24];
-        var psi = new ProcessStartInfo("dotnet")
+        // A job started in the background by a non-interactive shell inherits SIGINT ignored, and .NET keeps it so (as
+        // a shell's background jobs do): the harness would never see the test's SIGINT. env gives it the default back.
+        var psi = new ProcessStartInfo("env")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false,
         };
-        foreach (var a in new[] { CorpusDll, "run", "--root", corpus.Root, "--repro", "hold" }) psi.ArgumentList.Add(a);
+        foreach (var a in new[] { "--default-signal=INT", "dotnet", CorpusDll, "run", "--root", corpus.Root, "--repro", "hold" })
+            psi.ArgumentList.Add(a);
         psi.Environment["CORPUS_TEST_TOKEN"] = token;
         var harness = Process.Start(psi)!;
         var stderr = new System.Text.StringBuilder();
