@@ -92,13 +92,12 @@ public class CaptureTests
             // dumped the testhost instead, freezing it for 1-2 s.
             Assert.Equal((target.Pid, "sleep"), CoreFile.ProcessOf(record.File));
             Assert.False(target.HasExited);   // a snapshot, not a kill
-            Assert.Empty(Directory.GetDirectories(dir, ".procdump-*"));
         }
         finally { Directory.Delete(dir, true); }
     }
 
     /// <summary>The smallest x86-64 ELF core: a header, one PT_NOTE and an NT_PRPSINFO naming pid and command.</summary>
-    internal static byte[] SyntheticCore(int pid, string command)
+    private static byte[] SyntheticCore(int pid, string command)
     {
         var desc = new byte[136];
         BitConverter.GetBytes(pid).CopyTo(desc, 24);
@@ -139,9 +138,9 @@ public class CaptureTests
         public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
         {
             Assert.Equal("env", file);
-            Assert.StartsWith("TMPDIR=", args[0]);
-            Assert.Empty(Directory.GetFileSystemEntries(args[0]["TMPDIR=".Length..]));
             var prefix = args[args.ToList().IndexOf("-o") + 1];
+            // Where no diagnostic socket can be: the folder the core goes to.
+            Assert.Equal($"TMPDIR={Path.GetDirectoryName(prefix)}", args[0]);
             File.WriteAllBytes($"{prefix}_0.{args[^1]}", SyntheticCore(pid, command));
             return new ToolResult(0, "", "", 0.1, false);
         }

@@ -21,17 +21,14 @@ public sealed class LinuxProcDump(IToolRunner runner, string exe = "procdump") :
     /// <summary>
     /// procdump 1.2 takes a process for .NET when any socket in /proc/net/unix starts with $TMPDIR (the pid is not part
     /// of the match), and then asks that socket's runtime for the dump: with the corpus's TMPDIR, which holds the
-    /// harness's own diagnostic socket, it dumped the harness and named the core after the target. So it runs with
-    /// an empty TMPDIR of its own and writes through gdb, and the core must name the target.
+    /// harness's own diagnostic socket, it dumped the harness and named the core after the target. So its TMPDIR is the
+    /// captures folder, where no socket lives, it writes through gdb, and the core must name the target.
     /// </summary>
     public Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
     {
         var prefix = Path.Combine(dir, $"core-{index}");
         var at = target.Elapsed;
-        var tmp = Directory.CreateDirectory(Path.Combine(dir, $".procdump-{index}")).FullName;
-        ToolResult r;
-        try { r = runner.Run("env", [$"TMPDIR={tmp}", exe, .. SnapshotArgs(target.Pid, prefix)], TimeSpan.FromMinutes(5)); }
-        finally { Directory.Delete(tmp, true); }
+        var r = runner.Run("env", [$"TMPDIR={dir}", exe, .. SnapshotArgs(target.Pid, prefix)], TimeSpan.FromMinutes(5));
         // procdump names the file prefix_<counter>.<pid>.
         var file = Directory.GetFiles(dir, $"core-{index}_*").FirstOrDefault();
         if (file is null) throw new InvalidOperationException(r.Describe("procdump"));
