@@ -10,8 +10,9 @@ namespace Corpus.Harness.Capture;
 /// Windows .NET process are not named: the DAC does not cross from Linux to a Windows process.
 /// </summary>
 /// <param name="limitSec">How long one winedbg command may take. A hang holds still, so its snapshots may take longer
-/// (a minidump of the hung .NET program took 7–11 s, 12 s for the C++ one at load 19): there a killed winedbg, which
-/// kills the program it is attached to, would cost more than a slow one.</param>
+/// (a minidump of the hung .NET program took 7–11 s, 12 s for the C++ one at load 19, and 34 s and more than 45 s on
+/// a VM with 2–3× slower page faults): there a killed winedbg, which kills the program it is attached to, would cost
+/// more than a slow one.</param>
 public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20) : ICaptureBackend
 {
     public string Name => "winedbg";

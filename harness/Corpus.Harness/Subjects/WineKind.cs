@@ -66,7 +66,7 @@ public abstract class WineKindBase : ISubjectKind
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
     public virtual ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
-        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.Holds ? 45 : 20);
+        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.Holds ? 75 : 20);
 
     public string CrashExecutable(Subject s, string program) => program;
 
