@@ -18,6 +18,9 @@ public sealed class ComplexityFamily : ISignatureFamily
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>
     public const double MaxCaptureScale = 4;
 
+    /// <summary>Runs per size at most, however short they are.</summary>
+    public const int MaxRepeats = 5;
+
     public async Task RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
@@ -30,19 +33,23 @@ public sealed class ComplexityFamily : ISignatureFamily
         var sizes = cx.Sizes.Order().ToList();
         cell.SeriesMetric = cx.Metric;
         cell.SeriesUnit = cx.SizeUnit;
-        var points = new List<(double N, double Seconds)>();
+        var best = sizes.ToDictionary(n => n, _ => double.MaxValue);
+        var spent = sizes.ToDictionary(n => n, _ => 0.0);
         RunOutput? largest = null;
-        foreach (var n in sizes)
+        // Rounds over the sizes, not all runs of one size and then the next: a stretch of host load then slows one
+        // run of several sizes, and the fastest of each size's runs leaves it out, instead of slowing every run of
+        // one size and bending the slope. Short runs are repeated (up to RepeatUnderSec of runs, at most
+        // MaxRepeats); the minimum is the run least disturbed by the host.
+        for (var rep = 0; rep < MaxRepeats; rep++)
         {
-            // Short runs are repeated and the minimum kept: it is the least disturbed by the host.
-            var best = double.MaxValue;
-            double spent = 0;
-            for (var rep = 0; rep == 0 || (spent < cx.RepeatUnderSec && rep < 5); rep++)
+            var due = sizes.Where(n => rep == 0 || spent[n] < cx.RepeatUnderSec).ToList();
+            if (due.Count == 0) break;
+            foreach (var n in due)
             {
                 runs.Progress($"{cell.Key} n={n} rep {rep + 1} …");
                 var output = await runs.ExecuteAsync(n, $"n{n}-rep{rep}", null);
                 var run = output.Run;
-                spent += run.WallSeconds;
+                spent[n] += run.WallSeconds;
                 if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
                 {
                     cell.Outcome = Outcome.WrongFailure;
@@ -57,12 +64,16 @@ public sealed class ComplexityFamily : ISignatureFamily
                                   + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})";
                     return;
                 }
-                best = Math.Min(best, value);
+                best[n] = Math.Min(best[n], value);
                 if (n == sizes[^1]) largest = output;
             }
-            points.Add((n, Math.Max(best, 1e-6)));
-            cell.Series.Add(new SeriesPoint(n, best));
-            runs.Progress($"{cell.Key} n={n}: {cx.Metric}={best:0.000}");
+        }
+        var points = new List<(double N, double Seconds)>();
+        foreach (var n in sizes)
+        {
+            points.Add((n, Math.Max(best[n], 1e-6)));
+            cell.Series.Add(new SeriesPoint(n, best[n]));
+            runs.Progress($"{cell.Key} n={n}: {cx.Metric}={best[n]:0.000}");
         }
         // The verdict uses the outlier-resistant slope; the least-squares fit and its r² are kept beside it.
         var fit = ComplexityFit.LogLog(points);
