@@ -64,8 +64,10 @@ public sealed class ComplexityFamily : ISignatureFamily
                                   + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})";
                     return;
                 }
+                // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
+                // the capture's marker.
+                if (n == sizes[^1] && value < best[n]) largest = output;
                 best[n] = Math.Min(best[n], value);
-                if (n == sizes[^1]) largest = output;
             }
         }
         var points = new List<(double N, double Seconds)>();
