@@ -30,9 +30,19 @@ fi
 # The net8 subject: a dotnet root assembled from the NuGet runtime pack.
 harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .cache/subjects/net8
 
+# A tool is built again only when a file of the harness's projects is newer than its last build, or the SDK changed:
+# an up-to-date `dotnet build` still costs 1.5-2 s (four of them 6-7 s on a slow VM), and setup runs on every make run.
+sources=(harness/Corpus.Harness harness/LostMemory harness/DumpFacts harness/RoslynRunner harness/Directory.Build.props)
+sdk=$(dotnet --version)
 build() {  # project, output folder
+  local stamp="$2/.setup-stamp"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$sdk" &&
+        -z $(find "${sources[@]}" \( -name bin -o -name obj \) -prune -o -type f -newer "$stamp" -print -quit) ]]; then
+    return
+  fi
   dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly >/dev/null || {
     echo "setup: building $1 failed" >&2; dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly; exit 1; }
+  echo "$sdk" > "$stamp"
 }
 build harness/Corpus.Harness build/harness/corpus
 build harness/DumpFacts build/harness/DumpFacts
