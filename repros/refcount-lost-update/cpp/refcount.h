@@ -160,17 +160,21 @@ struct Result {
     long lostIncrements, lostDecrements, deletes;
 };
 
-// The write-up's main: one reference held by main, five threads of balanced Add/ReleaseReference.
-inline Result RunRace(int threadsCount, long iterations) {
+// The write-up's main: one reference held by main, five threads of balanced Add/ReleaseReference. `held` > 1 gives
+// main more references, so that lost updates cannot take the count to zero within the run (the tsan case: TSan
+// keeps the other threads running while it writes its report, and an early delete's abort cut that report off).
+inline Result RunRace(int threadsCount, long iterations, long held = 1) {
     g_lostIncrements = 0;
     g_lostDecrements = 0;
     g_deletes = 0;
     auto* pCounter = new RefCountedObject();
     CRefCounterBase* counter = pCounter;
     counter->AddReference();  // ensure that refcount does not drop to zero while other threads are working with it.
+    for (long i = 1; i < held; i++) counter->AddReference();
     std::vector<std::thread> threads;
     for (int i = 0; i < threadsCount; i++) threads.emplace_back(AsyncWorker, counter, iterations);
     for (auto& th : threads) th.join();
+    for (long i = 1; i < held; i++) counter->ReleaseReference();
     long before = counter->UseCount();
     counter->ReleaseReference();
     return {before, g_lostIncrements.load(), g_lostDecrements.load(), g_deletes.load()};

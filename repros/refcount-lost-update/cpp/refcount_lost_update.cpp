@@ -1,5 +1,5 @@
 // refcount-lost-update: the repro program. Protocol: flushed REPRO-REACHED lines, METRIC {json}, REPRO-DONE.
-// usage: refcount_lost_update bug|fix [--threads N] [--iterations N] [--trace ring|none|printf] [--forced]
+// usage: refcount_lost_update bug|fix [--threads N] [--iterations N] [--held N] [--trace ring|none|printf] [--forced]
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -13,7 +13,7 @@
 #endif
 
 static int Usage(const char* self) {
-    std::fprintf(stderr, "usage: %s bug|fix [--threads N] [--iterations N] [--trace ring|none|printf%s] [--forced]\n", self,
+    std::fprintf(stderr, "usage: %s bug|fix [--threads N] [--iterations N] [--held N] [--trace ring|none|printf%s] [--forced]\n", self,
 #ifdef REFCOUNT_LTTNG
                  "|lttng"
 #else
@@ -69,6 +69,7 @@ int main(int argc, char** argv) {
     else return Usage(argv[0]);
     int threads = 5;
     long iterations = 200000;
+    long held = 1;  // main's references
     bool forced = false;
     std::string trace = "ring";
     for (int i = 2; i < argc; i++) {
@@ -76,10 +77,11 @@ int main(int argc, char** argv) {
         if (a == "--forced") forced = true;
         else if (i + 1 < argc && a == "--threads") threads = std::atoi(argv[++i]);
         else if (i + 1 < argc && a == "--iterations") iterations = std::atol(argv[++i]);
+        else if (i + 1 < argc && a == "--held") held = std::atol(argv[++i]);
         else if (i + 1 < argc && a == "--trace") trace = argv[++i];
         else return Usage(argv[0]);
     }
-    if (threads < 1 || iterations < 1) return Usage(argv[0]);
+    if (threads < 1 || iterations < 1 || held < 1) return Usage(argv[0]);
     if (trace == "ring") {
         g.trace = TraceMode::Ring;
         eventring::Start(kOpNames);
@@ -105,7 +107,7 @@ int main(int argc, char** argv) {
 
     std::printf("REPRO-REACHED start %s %s, trace %s\n", variant.c_str(), forced ? "forced" : "race", trace.c_str());
     auto t0 = std::chrono::steady_clock::now();
-    Result r = forced ? RunForced() : RunRace(threads, iterations);
+    Result r = forced ? RunForced() : RunRace(threads, iterations, held);
     double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     std::printf("count before main's release: %ld (1 when no update was lost)\n", r.countBeforeLastRelease);
     std::printf("METRIC {\"count_before_release\": %ld, \"lost_increments\": %ld, \"lost_decrements\": %ld, \"deletes\": %ld, "

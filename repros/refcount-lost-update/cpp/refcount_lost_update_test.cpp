@@ -81,6 +81,13 @@ TEST_F(RefCount, ForcedInterleavingOfTheFixKeepsTheCount) {
     EXPECT_EQ(1, r.deletes);  // main's last release, and only that
 }
 
+TEST_F(RefCount, MoreHeldReferencesAreAllReleasedAtTheEnd) {
+    Use(Variant::Fix, TraceMode::None);
+    Result r = RunRace(5, 20000, /*held=*/1000);
+    EXPECT_EQ(1, r.countBeforeLastRelease);
+    EXPECT_EQ(1, r.deletes);  // main's last release, and only that
+}
+
 TEST_F(RefCount, StressedFixNeverDropsEarly) {
     Use(Variant::Fix, TraceMode::None);
     for (int attempt = 0; attempt < 20; attempt++) {
