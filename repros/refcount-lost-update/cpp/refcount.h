@@ -160,9 +160,8 @@ struct Result {
     long lostIncrements, lostDecrements, deletes;
 };
 
-// The write-up's main: one reference held by main, five threads of balanced Add/ReleaseReference. `held` > 1 gives
-// main more references, so that lost updates cannot take the count to zero within the run (the tsan case: TSan
-// keeps the other threads running while it writes its report, and an early delete's abort cut that report off).
+// The write-up's main: one reference held by main, five threads of balanced Add/ReleaseReference. With `held` > 1
+// main holds more, so that lost updates cannot take the count to zero within the run.
 inline Result RunRace(int threadsCount, long iterations, long held = 1) {
     g_lostIncrements = 0;
     g_lostDecrements = 0;
