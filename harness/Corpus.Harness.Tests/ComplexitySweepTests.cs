@@ -20,6 +20,7 @@ public class ComplexitySweepTests
         public int? ForceRuns => null;
         public void Progress(string message) { }
         public void DeleteRun(RunResult run, string label) { }
+        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
 
         public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
                                             Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
@@ -35,15 +36,16 @@ public class ComplexitySweepTests
 
     private static CaseSpec Case(double repeatUnderSec) =>
         new("sweep", "sweep", ["{n}"], [], new Budget(60, 1024),
-            new Signature(null, new ProcessPattern("zero", [], null),
-                          new ComplexitySpec("t", [50_000, 100_000, 200_000, 400_000], 1.7, 1.3, 0.8, repeatUnderSec), null),
+            Signature.Of("complexity", new ComplexitySpec("t", [50_000, 100_000, 200_000, 400_000], 1.7, 1.3, 0.8, repeatUnderSec),
+                         new ProcessPattern("zero", [], null)),
             null, new Dictionary<string, string>(), [], []);
 
     private static async Task<(CellResult Cell, ScriptedRuns Runs)> Sweep(double repeatUnderSec, Func<long, int, double> time)
     {
         var runs = new ScriptedRuns(Case(repeatUnderSec), time);
         var cell = new CellResult { Key = new CellKey("r", "sweep", "bug", "s"), Rerun = "" };
-        await new ComplexityFamily().RunAsync(runs, cell);
+        var verdict = await new ComplexityFamily().RunAsync(runs, cell);
+        (cell.Outcome, cell.Detail, cell.Verdict) = (verdict.Outcome, verdict.Detail, verdict);
         return (cell, runs);
     }
 

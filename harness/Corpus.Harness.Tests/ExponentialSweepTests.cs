@@ -105,7 +105,7 @@ public class ExponentialSweepTests
         corpus.Write("x", Manifest("1.5", "1.1"), Expected);
         var ok = Runner.Catalog.Load(corpus.Root);
         Assert.Empty(ok.Errors);
-        Assert.Equal(ComplexitySpec.Exponential, ok.Entries[0].Manifest.Cases[0].Signature.Complexity!.Shape);
+        Assert.Equal(ComplexitySpec.Exponential, ok.Entries[0].Manifest.Cases[0].Signature.Get<ComplexitySpec>("complexity")!.Shape);
         corpus.Write("x", Manifest("1.5", "0.9"), Expected);
         Assert.Contains(Runner.Catalog.Load(corpus.Root).Errors, e => e.Contains("'cases[0].signature.complexity.cleanMax'") && e.Contains("greater than 1"));
     }

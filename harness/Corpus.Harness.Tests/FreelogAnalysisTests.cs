@@ -1,5 +1,6 @@
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Tests;
 

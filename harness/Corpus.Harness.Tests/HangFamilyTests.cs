@@ -101,11 +101,11 @@ public class HangFamilyTests
     [Fact]
     public void TheFamilyTakesHangSignaturesAndMayRunAlongsideOthers()
     {
-        var sig = new Signature(null, ProcessPattern.DefaultClean, null, null, Hang: Spec);
-        var family = SignatureFamilies.For(sig);
+        var family = SignatureFamilies.Default.For(Signature.Of("hang", Spec));
         Assert.IsType<HangFamily>(family);
-        Assert.True(family.Waits);
-        Assert.IsType<ProcessFamily>(SignatureFamilies.For(sig with { Hang = null, Process = ProcessPattern.DefaultClean }));
+        Assert.True(family.HoldsStill);
+        Assert.Equal(Runner.CellLane.Alongside, family.Lane);
+        Assert.IsType<ProcessFamily>(SignatureFamilies.Default.For(Signature.Of("process", ProcessPattern.DefaultClean)));
     }
 
     [Fact]
@@ -168,7 +168,7 @@ public class WineDotnetCaptureTests
     {
         var s = new Subject("wine-net10", new WineDotnetKind(), "/usr/bin/wine", "wine-8.0", null);
         var tools = ToolRunner.Instance;
-        Assert.IsType<WineDbgSnapshot>(new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false, Holds: true)));
+        Assert.IsType<WineDbgSnapshot>(new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false, HoldsStill: true)));
         var other = new WineDotnetKind().SnapshotBackend(s, new CaptureContext(tools, "/", false));
         Assert.Contains("holds the program's exit", other.Unavailable);
         // Win32 programs under Wine: a minidump takes 0.2-4 s, so every case gets it.

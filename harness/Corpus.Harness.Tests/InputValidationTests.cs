@@ -1,3 +1,4 @@
+using Corpus.Harness.Signatures;
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
@@ -52,7 +53,7 @@ public sealed class InputValidationTests : IDisposable
         Assert.Equal("good", m.Id);
         Assert.Equal(["linux", "windows"], m.Platforms);
         Assert.Equal(Manifest.DefaultBudget, m.Cases[0].Budget);
-        Assert.Equal("nonzero", m.Cases[0].Signature.Process!.Exit);
+        Assert.Equal("nonzero", m.Cases[0].Signature.Get<ProcessPattern>("process")!.Exit);
     }
 
     private static string WithTimeTravel(string tt) =>
@@ -208,7 +209,7 @@ public sealed class InputValidationTests : IDisposable
     [Fact]
     public void AHangSignatureIsOneFamilyAmongTheOthers() =>
         AssertField(Make(signature: "{ \"hang\": {}, \"process\": { \"exit\": \"zero\" } }"), "cases[0].signature",
-                    "give one of 'process', 'complexity', 'shmem', 'fixture' or 'hang'");
+                    "give one of 'process', 'complexity', 'shmem', 'fixture', 'hang', not several (found 'process', 'hang')");
 
     [Fact]
     public void ADisplayNeedsAWineSubject()
@@ -307,7 +308,7 @@ public sealed class InputValidationTests : IDisposable
     [Fact]
     public void RepeatUnderSecZeroMeansOneRunPerSize() =>
         Assert.Equal(0, Manifest.Load(Write("zero", Make("{ \"complexity\": { \"metric\": \"t\", \"sizes\": [1, 2, 4], "
-            + "\"reproducedMin\": 1.7, \"cleanMax\": 1.3, \"repeatUnderSec\": 0 } }", args: "[\"{n}\"]"))).Cases[0].Signature.Complexity!.RepeatUnderSec);
+            + "\"reproducedMin\": 1.7, \"cleanMax\": 1.3, \"repeatUnderSec\": 0 } }", args: "[\"{n}\"]"))).Cases[0].Signature.Get<ComplexitySpec>("complexity")!.RepeatUnderSec);
 
     [Theory]
     [InlineData("\"budget\": { \"timeoutSec\": 5 },", "{ \"timed\": { \"marker\": \"m\", \"delaySec\": 5 } }", ProcessSignature,
@@ -332,7 +333,7 @@ public sealed class InputValidationTests : IDisposable
 
     [Fact]
     public void SizePlaceholderOutsideASweepIsAnError() =>
-        AssertField(Make(args: "[\"{n}\"]"), "cases[0].args", "'{n}' is replaced only in a complexity sweep");
+        AssertField(Make(args: "[\"{n}\"]"), "cases[0].args", "'{n}' is replaced only in a sweep over sizes");
 
     [Fact]
     public void SeveralVariantsNeedTheVariantPlaceholder() =>

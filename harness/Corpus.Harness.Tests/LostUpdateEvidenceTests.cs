@@ -119,7 +119,7 @@ public sealed class LostUpdateEvidenceTests : IDisposable
     public async Task TheRingInARealCoreProvesTheLostUpdateOrTurnsTheCrashIntoAWrongFailure()
     {
         var m = WriteRepro(""", "capture": { "crash": { "core": true } }""");
-        Assert.EndsWith(Path.Combine("harness", "native", "eventring", "eventring.py"), m.Cases[0].Signature.LostUpdate!.Script);
+        Assert.EndsWith(Path.Combine("harness", "native", "eventring", "eventring.py"), m.Cases[0].Signature.Get<LostUpdateSpec>("lostUpdate")!.Script);
         var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
                                     new Builder(_root, ToolRunner.Instance), ToolRunner.Instance);
         var linux = SubjectKinds.Resolve("linux", _root);

@@ -70,7 +70,7 @@ public sealed class PluginSeamTests : IDisposable
         }
     }
 
-    private Manifest WriteRepro(string script, string signature)
+    private Manifest WriteRepro(string script, string signature, SignatureFamilies? families = null)
     {
         var dir = Path.Combine(_root, "repros", "seam");
         Directory.CreateDirectory(Path.Combine(dir, "src"));
@@ -81,10 +81,10 @@ public sealed class PluginSeamTests : IDisposable
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
               "cases": [ { "id": "main", "args": ["{variant}"], "signature": {{signature}} } ] }
             """);
-        return Manifest.Load(Path.Combine(dir, "repro.json"));
+        return Manifest.Load(Path.Combine(dir, "repro.json"), families);
     }
 
-    private CellRunner Runner(IReadOnlyList<ISignatureFamily>? families = null) =>
+    private CellRunner Runner(SignatureFamilies? families = null) =>
         new(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
             new Builder(_root, ToolRunner.Instance), ToolRunner.Instance, families);
 
@@ -114,44 +114,66 @@ public sealed class PluginSeamTests : IDisposable
         Assert.Contains("script", unknown);
     }
 
-    /// <summary>A family that runs twice and calls it reproduced when both runs printed the marker.</summary>
+    /// <summary>A family of its own manifest block: runs `times` times, reproduced when every run printed the marker.</summary>
+    private sealed record TwiceSpec(int Times);
+
     private sealed class TwiceFamily : ISignatureFamily
     {
-        public string Name => "twice";
-        public bool Runs(Signature signature) => true;
-        public async Task RunAsync(ICellRuns runs, CellResult cell)
+        public string Key => "twice";
+        public object ReadSpec(Json.Fields f)
         {
-            var a = await runs.ExecuteAsync(null, "first", null);
-            var b = await runs.ExecuteAsync(null, "second", null);
-            var both = a.Markers.ContainsKey("REPRO-REACHED here") && b.Markers.ContainsKey("REPRO-REACHED here");
-            (cell.Outcome, cell.Detail) = both ? (Outcome.Reproduced, "marker twice") : (Outcome.Clean, "no marker");
+            f.AllowOnly("times");
+            return new TwiceSpec(f.IntOr("times", 2, min: 1, max: 5)!.Value);
+        }
+
+        public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+        {
+            var times = runs.Case.Signature.Get<TwiceSpec>(Key)!.Times;
+            var seen = 0;
+            for (var i = 0; i < times; i++)
+                if ((await runs.ExecuteAsync(null, $"run{i}", null)).Markers.ContainsKey("REPRO-REACHED here")) seen++;
+            return new Verdict(seen == times ? Outcome.Reproduced : Outcome.Clean, $"marker in {seen} of {times} runs")
+                { Facts = new { seen, times }, KeyFigures = [$"marker {seen}/{times}"] };
         }
     }
 
     [Fact]
-    public async Task AnInjectedFamilyRunsTheCellAndEvidenceIsCheckedOnTop()
+    public async Task ARegisteredFamilyReadsItsBlockRunsTheCellAndEvidenceIsCheckedOnTop()
     {
+        var families = SignatureFamilies.Default.With(new TwiceFamily());
         var m = WriteRepro("echo 'REPRO-REACHED here'; echo 'METRIC {\"x\": 2}'",
-                           """{ "process": { "exit": "zero" }, "stacks": { "frame": "NeverSeen" } }""");
+                           """{ "twice": { "times": 2 }, "stacks": { "frame": "NeverSeen" } }""", families);
         var subject = SubjectKinds.Resolve("sh", _root, [new ScriptKind()]);
-        var cell = await Runner([new TwiceFamily()]).RunAsync(m, m.Cases[0], "bug", subject, null);
-        Assert.Equal(["first", "second"], cell.Runs.Select(r => r.Label));
+        var cell = await Runner(families).RunAsync(m, m.Cases[0], "bug", subject, null);
+        Assert.Equal("twice", cell.Family);
+        Assert.Equal(["run0", "run1"], cell.Runs.Select(r => r.Label));
         Assert.Equal(2, cell.Runs[0].Metrics["x"]);
         // The family said reproduced, but the stacks evidence it asked for was never captured.
+        Assert.Equal(Outcome.Reproduced, cell.Verdict!.Outcome);
         Assert.Equal(Outcome.WrongFailure, cell.Outcome);
-        Assert.Contains("marker twice", cell.Detail);
+        Assert.Contains("marker in 2 of 2 runs", cell.Detail);
         Assert.Contains("no stack snapshot was taken", cell.Detail);
+        Assert.Equal(["marker 2/2", "stacks 0/0 snapshots"], cell.KeyFigures);
+        var facts = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(cell.RecordDir!, "facts.json"))).RootElement;
+        Assert.Equal("twice", facts.GetProperty("family").GetProperty("key").GetString());
+        Assert.Equal(2, facts.GetProperty("family").GetProperty("facts").GetProperty("seen").GetInt32());
+        Assert.Equal("fails", facts.GetProperty("evidence")[0].GetProperty("status").GetString());
+        // Without the registration the block is an unknown field, named.
+        var e = Assert.Throws<Json.InputException>(() => Manifest.Load(Path.Combine(_root, "repros", "seam", "repro.json")));
+        Assert.Contains("twice", e.Message);
     }
 
     [Fact]
-    public void TheFirstFamilyThatRunsASignatureIsChosen()
+    public void ASignatureNamesOneFamilyOrOneAndTheFamilyItRefines()
     {
-        var cx = new ComplexitySpec("t", [1, 2, 3], 1.7, 1.3, 0.9, 1);
-        var process = new ProcessPattern("zero", [], null);
-        Assert.IsType<ComplexityFamily>(SignatureFamilies.For(new Signature(null, process, cx, null)));
-        Assert.IsType<StatisticsFamily>(SignatureFamilies.For(new Signature(process, process, null, null, new StatisticsSpec(0.01, 400, 10))));
-        Assert.IsType<ShmemFamily>(SignatureFamilies.For(new Signature(null, process, null, null, Shmem: new ShmemSpec("m", 1, 0.1, 0.1, 16, 0.5))));
-        Assert.IsType<ProcessFamily>(SignatureFamilies.For(new Signature(process, process, null, null)));
+        var families = SignatureFamilies.Default;
+        Assert.IsType<StatisticsFamily>(families.For(WriteRepro("exit 1", """{ "process": { "exit": "zero" }, "statistics": { "epsilon": 0.1 } }""").Cases[0].Signature));
+        Assert.IsType<ProcessFamily>(families.For(WriteRepro("exit 1", """{ "process": { "exit": "zero" } }""").Cases[0].Signature));
+        var two = Assert.Throws<Json.InputException>(() => WriteRepro("exit 1", """{ "process": { "exit": "zero" }, "fixture": { "exit": "zero" } }"""));
+        Assert.Contains("not several", two.Message);
+        var none = Assert.Throws<Json.InputException>(() => WriteRepro("exit 1", """{ "stacks": { "frame": "x" } }"""));
+        Assert.Contains("proves nothing", none.Message);
+        Assert.Throws<ArgumentException>(() => families.With(new TwiceFamily()).With(new TwiceFamily()));
     }
 
     private static RunOutput Output(double wall, double markerAt, long peakBytes) =>

@@ -37,7 +37,7 @@ public sealed class SanitizerKindTests : IDisposable
         var kind = new SanitizerKind([dir]);
         var s = kind.Resolve("linux-tsan", null, _root);
         Assert.Null(s.Unavailable);
-        var cs = new CaseSpec("main", "", [], [], Manifest.DefaultBudget, new Signature(null, ProcessPattern.DefaultClean, null, null),
+        var cs = new CaseSpec("main", "", [], [], Manifest.DefaultBudget, Signature.Of("process", ProcessPattern.DefaultClean),
                               null, new Dictionary<string, string>(), ["linux-tsan"], ["linux"], "cmake:prog");
         var recipe = Assert.IsType<CmakeBuild>(kind.Recipe(s, null!, cs));
         Assert.Equal("cmake-thread", recipe.Flavor);

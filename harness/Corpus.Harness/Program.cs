@@ -142,7 +142,8 @@ public static class Program
         Supervisor.UseLedger(ledgerDir);
         using var signals = Interrupt.Register();
         // Validation first: a broken repro is reported and skipped, the others run.
-        var catalog = Catalog.Load(root);
+        var families = SignatureFamilies.Default;
+        var catalog = Catalog.Load(root, families);
         int? forceRuns = args.Get("runs") is { } r
             ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
             : null;
@@ -161,11 +162,11 @@ public static class Program
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
-                                    new Builder(root, tools), tools);
+                                    new Builder(root, tools), tools, families);
         var alongside = args.Get("alongside") is { } al
             ? int.TryParse(al, out var k) && k >= 0 ? k : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
             : Lanes.DefaultAlongside;
-        var cells = await Lanes.RunAsync(plan, c => SignatureFamilies.For(c.Case.Signature).Lane, alongside, async (i, c) =>
+        var cells = await Lanes.RunAsync(plan, c => families.For(c.Case.Signature).Lane, alongside, async (i, c) =>
         {
             var (entry, cs, v, s, expected) = c;
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");
@@ -255,9 +256,12 @@ public static class Program
         cell.Outcome = Outcome.Error;
         cell.Detail = "interrupted";
         (cell.Gate, cell.GateMessage) = CellResult.Compare(cell.Outcome, cell.Expected);
-        if (cell.ArtifactDir is { } dir && Directory.Exists(dir))
+        if (cell.RecordDir is { } dir && Directory.Exists(dir))
+        {
+            FactsWriter.Write(cell, root, dir);
             File.WriteAllText(Path.Combine(dir, "cell.json"),
                               System.Text.Json.JsonSerializer.Serialize(SummaryWriter.CellJson(cell, root), SummaryWriter.JsonOptions));
+        }
     }
 }
 

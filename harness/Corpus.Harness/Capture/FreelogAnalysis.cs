@@ -45,7 +45,7 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
     }
 
     /// <summary>Null when the facts prove the double free the spec describes, otherwise what is missing.</summary>
-    public string? Mismatch(Model.DoubleFreeSpec spec)
+    public string? Mismatch(Signatures.DoubleFreeSpec spec)
     {
         if (Pointer is null) return "no thread of the core is inside free(): not a double-free abort";
         if (Frees.Count < 2) return $"only {Frees.Count} recorded free of {Pointer}";
@@ -63,7 +63,7 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
     /// The free by another thread that the double free repeats: the last one before the aborting free whose frames
     /// match. malloc reuses addresses, so earlier frees of the same pointer belong to older blocks.
     /// </summary>
-    public FreeRecord? OtherFree(Model.DoubleFreeSpec spec) =>
+    public FreeRecord? OtherFree(Signatures.DoubleFreeSpec spec) =>
         Frees.LastOrDefault(f => !f.Aborting && f.Thread != CrashThread
                                  && spec.OtherFrames.All(p => f.Frames.Any(x => Regex.IsMatch(x, p))));
 

@@ -3,7 +3,11 @@ using Corpus.Harness.Containment;
 
 namespace Corpus.Harness.Capture;
 
-public sealed record ThreadStack(string Thread, IReadOnlyList<string> Frames);
+public sealed record ThreadStack(string Thread, IReadOnlyList<string> Frames)
+{
+    /// <summary>The thread whose fault or abort a crash capture holds.</summary>
+    public bool Crashing { get; init; }
+}
 
 /// <summary>One capture: what was written, how big it is and how long it took.</summary>
 public sealed record CaptureRecord(string Backend, string File, long Bytes, double Seconds, double AtSeconds,
@@ -12,6 +16,9 @@ public sealed record CaptureRecord(string Backend, string File, long Bytes, doub
 {
     /// <summary>The run of the cell it was taken in (e.g. "capture-n400000", "run0012").</summary>
     public string? Run { get; init; }
+
+    /// <summary>The file was deleted after it was read: over the cap for kept cores (the note says so).</summary>
+    public bool DeletedOverCap { get; init; }
 }
 
 /// <summary>

@@ -23,15 +23,16 @@ public sealed class CellFixture(RegistryFixture registry)
         return new CellFixture(fixture);
     }
 
-    /// <summary>A fixture that is not restored byte for byte is a containment failure: the cell becomes an `error`.</summary>
-    public void Restore(CellResult cell)
+    /// <summary>
+    /// Null when restored byte for byte; otherwise what failed, which the runner turns into an `error`: containment
+    /// failed.
+    /// </summary>
+    public string? Restore(CellResult cell)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var (ok, detail) = registry.Restore();
         cell.Metrics["fixture_restored"] = detail;
         cell.Metrics["fixture_restore_s"] = Math.Round(clock.Elapsed.TotalSeconds, 2);
-        if (ok) return;
-        cell.Outcome = Outcome.Error;
-        cell.Detail = $"registry fixture {detail}; was: {cell.Detail}";
+        return ok ? null : $"registry fixture {detail}";
     }
 }

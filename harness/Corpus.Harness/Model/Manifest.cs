@@ -1,4 +1,5 @@
 using Corpus.Harness.Json;
+using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Model;
 
@@ -131,58 +132,6 @@ public sealed record ProcessPattern(string Exit, IReadOnlyList<string> Output, d
     public static readonly ProcessPattern DefaultClean = new("zero", ["REPRO-DONE"], null);
 }
 
-/// <param name="SizeUnit">What {n} counts, for the plot's axis (e.g. "books").</param>
-/// <param name="Shape">"power": exponents of log(metric) against log(n). "exponential": factors per unit of n, from
-/// log(metric) against n; the largest sizes may end at the budget (see ExponentialSweep).</param>
-/// <param name="FloorSec">Exponential only: metrics at or below this are noise (startup, JIT), not growth.</param>
-public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, double ReproducedMin, double CleanMax,
-                                    double MinR2, double RepeatUnderSec, string? SizeUnit = null, string Shape = "power",
-                                    double FloorSec = 0.1)
-{
-    public const string Power = "power", Exponential = "exponential";
-    private static readonly Dictionary<string, string> Shapes = new() { [Power] = Power, [Exponential] = Exponential };
-
-    public static ComplexitySpec Read(Fields f)
-    {
-        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec");
-        var shape = f.Enum("shape", Shapes, Power, required: false);
-        // Power: exponents in (0, 10]. Exponential: factors per unit of n, above 1 (growth) and at most 10.
-        var min = shape == Exponential ? 1 : 0;
-        var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"),
-                                      f.NumberOr("reproducedMin", null, required: true, min: min, above: true, max: 10)!.Value,
-                                      f.NumberOr("cleanMax", null, required: true, min: min, above: true, max: 10)!.Value,
-                                      f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
-                                      f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
-                                      f.StringOr("sizeUnit", null), shape,
-                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value);
-        if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
-        if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
-        if (spec.CleanMax >= spec.ReproducedMin)
-            throw f.Error($"must be below reproducedMin ({spec.ReproducedMin})", "cleanMax");
-        return spec;
-    }
-}
-
-/// <summary>Races: repeat a run until the first hit, or until enough clean runs bound the rate below epsilon.</summary>
-/// <param name="Parallel">Runs at a time; independent processes, so a clean verdict's 300 runs fit the budget.</param>
-public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSec, int Parallel = 1)
-{
-    public int RunsForClean => Signatures.RaceStatistics.RunsForClean(Epsilon);
-
-    public static StatisticsSpec Read(Fields f)
-    {
-        f.AllowOnly("epsilon", "maxRuns", "budgetSec", "parallel");
-        var eps = f.NumberOr("epsilon", 0.01)!.Value;
-        if (eps is <= 0 or >= 1) throw f.Error($"must be between 0 and 1, found {eps}", "epsilon");
-        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1, max: 1_000_000)!.Value,
-                                      f.NumberOr("budgetSec", 120, min: 0, above: true, max: 86400)!.Value,
-                                      f.IntOr("parallel", 1, min: 1, max: 64)!.Value);
-        if (spec.MaxRuns < spec.RunsForClean)
-            throw f.Error($"{spec.MaxRuns} runs can never show p < {eps} at 95%; at least {spec.RunsForClean} are needed", "maxRuns");
-        return spec;
-    }
-}
-
 /// <summary>A run that shows a missing prerequisite (e.g. a runtime that cannot run the repro at all).</summary>
 public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
 {
@@ -192,67 +141,6 @@ public sealed record UnsupportedSpec(ProcessPattern When, string Reason)
         return new UnsupportedSpec(new ProcessPattern(f.Enum("exit", ProcessPattern.ExitForms, "any", required: false),
                                                       f.RegexList("output"), null), f.String("reason"));
     }
-}
-
-/// <summary>
-/// Leak family for shared memory: when the marker line appears, the shared memory charged to the cell has grown by
-/// about LeakBytes while the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd
-/// objects of that size. After the run the cell's shared memory must be gone, within ReturnToleranceMB.
-/// </summary>
-public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnToleranceMB,
-                               double SettleSec)
-{
-    public static ShmemSpec Read(Fields f)
-    {
-        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
-        var leak = f.NumberOr("leakBytes", null, required: true, min: 0, above: true, max: 1L << 40)!.Value;
-        if (leak != Math.Floor(leak)) throw f.Error($"expected a whole number of bytes, found {leak}", "leakBytes");
-        // Fractions of the leak: 0 would demand an exact byte count, above 1 accepts anything.
-        return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10, min: 0, above: true, max: 1)!.Value,
-                             f.NumberOr("maxRssFraction", 0.10, min: 0, above: true, max: 1)!.Value,
-                             f.NumberOr("returnToleranceMB", 16, min: 0, above: true, max: 65536)!.Value,
-                             f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value);
-    }
-}
-
-/// <summary>
-/// Double-free facts from the crash capture: the aborting free's frames must match CrashingFrames, and another
-/// thread must have freed the same pointer earlier from frames matching OtherFrames.
-/// </summary>
-public sealed record DoubleFreeSpec(IReadOnlyList<string> CrashingFrames, IReadOnlyList<string> OtherFrames)
-{
-    public static DoubleFreeSpec Read(Fields f)
-    {
-        f.AllowOnly("crashingFrames", "otherFrames");
-        return new DoubleFreeSpec(f.RegexList("crashingFrames"), f.RegexList("otherFrames"));
-    }
-}
-
-/// <summary>
-/// Lost-update facts from the crash core's event ring (harness/native/eventring): an exchange that wrote back a
-/// value its thread had read over a different one. Lost: increment, decrement or any; BeforeDelete: the lost
-/// update precedes the object's first delete in the ring. Script: eventring.py, found from the manifest's place.
-/// </summary>
-public sealed record LostUpdateSpec(string Lost, bool BeforeDelete, string Script)
-{
-    public static LostUpdateSpec Read(Fields f)
-    {
-        f.AllowOnly("lost", "beforeDelete");
-        var lost = f.Enum("lost", new Dictionary<string, string> { ["increment"] = "increment", ["decrement"] = "decrement", ["any"] = "any" },
-                          "increment", required: false);
-        // repros/<id>/repro.json: the corpus root is two folders up.
-        var script = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(Path.GetFullPath(f.File))!, "..", "..",
-                                                   "harness", "native", "eventring", "eventring.py"));
-        if (!System.IO.File.Exists(script)) throw f.Error($"needs {script}, the event ring reader, which is missing");
-        return new LostUpdateSpec(lost, f.BoolOr("beforeDelete", true), script);
-    }
-
-    public bool Matches(Signatures.LostUpdate l) => Lost switch
-    {
-        "increment" => l.Found > l.Wrote,
-        "decrement" => l.Found < l.Wrote,
-        _ => l.Found != l.Wrote,
-    };
 }
 
 /// <summary>
@@ -290,54 +178,39 @@ public sealed record TimeTravelCapture(string Script, string Shows, IReadOnlyLis
     }
 }
 
-/// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>
-public sealed record HeapSpec(string Type, int Count)
+/// <summary>
+/// The facts that prove this bug: one family's block (its key is <see cref="Family"/>; a refining family such as
+/// "statistics" comes with the one it refines), the evidence checks' blocks, and what a clean or an unsupported run
+/// looks like. Each block is read by the family or evidence check that owns its key (Signatures/).
+/// </summary>
+public sealed record Signature(string Family, IReadOnlyDictionary<string, object> Specs, ProcessPattern Clean,
+                               UnsupportedSpec? Unsupported = null)
 {
-    public static HeapSpec Read(Fields f)
-    {
-        f.AllowOnly("type", "count");
-        return new HeapSpec(f.String("type"), f.IntOr("count", null, required: true, min: 0)!.Value);
-    }
-}
+    public T? Get<T>(string key) where T : class => Specs.TryGetValue(key, out var s) ? s as T : null;
+    public bool Has(string key) => Specs.ContainsKey(key);
 
-public sealed record StacksSpec(string Frame)
-{
-    public static StacksSpec Read(Fields f)
-    {
-        f.AllowOnly("frame");
-        return new StacksSpec(f.RegexOr("frame", required: true)!);
-    }
-}
+    /// <summary>A signature of one block, for tests and tools.</summary>
+    public static Signature Of(string family, object spec, ProcessPattern? clean = null) =>
+        new(family, new Dictionary<string, object> { [family] = spec }, clean ?? ProcessPattern.DefaultClean);
 
-/// <summary>The facts that prove this bug; at least one family must be present.</summary>
-public sealed record Signature(ProcessPattern? Process, ProcessPattern Clean, ComplexitySpec? Complexity, StacksSpec? Stacks,
-                               StatisticsSpec? Statistics = null, ShmemSpec? Shmem = null, HeapSpec? Heap = null,
-                               UnsupportedSpec? Unsupported = null, DoubleFreeSpec? DoubleFree = null,
-                               LostUpdateSpec? LostUpdate = null, ProcessPattern? Fixture = null, HangSpec? Hang = null)
-{
-    public static Signature Read(Fields f)
+    public static Signature Read(Fields f, SignatureFamilies families)
     {
-        f.AllowOnly("process", "clean", "complexity", "stacks", "statistics", "shmem", "heap", "unsupported", "doubleFree",
-                    "lostUpdate", "fixture", "hang");
-        var process = f.ObjectOr("process") is { } p ? ProcessPattern.Read(p) : null;
+        f.AllowOnly([.. families.SignatureKeys, "clean", "unsupported"]);
+        var specs = new Dictionary<string, object>();
+        foreach (var family in families.Families)
+            if (f.ObjectOr(family.Key) is { } block) specs[family.Key] = family.ReadSpec(block);
+        var given = families.Families.Where(x => specs.ContainsKey(x.Key)).ToList();
+        // A refining family (statistics) with the one it refines (process) is one choice, the refining one.
+        var chosen = given.Where(x => !given.Any(r => r.Refines == x.Key)).ToList();
+        var roots = string.Join(", ", families.Families.Where(x => x.Refines is null).Select(x => $"'{x.Key}'"));
+        if (chosen.Count == 0) throw f.Error($"a repro without a signature proves nothing: give one of {roots}");
+        if (chosen.Count > 1)
+            throw f.Error($"give one of {roots}, not several (found {string.Join(", ", chosen.Select(x => $"'{x.Key}'"))})");
+        foreach (var check in families.Evidence.Where(e => e.InSignature))
+            if (f.ObjectOr(check.Key) is { } block) specs[check.Key] = check.ReadSpec(block);
         var clean = f.ObjectOr("clean") is { } c ? ProcessPattern.Read(c) : ProcessPattern.DefaultClean;
-        var complexity = f.ObjectOr("complexity") is { } x ? ComplexitySpec.Read(x) : null;
-        var stacks = f.ObjectOr("stacks") is { } s ? StacksSpec.Read(s) : null;
-        var shmem = f.ObjectOr("shmem") is { } sh ? ShmemSpec.Read(sh) : null;
-        var fixture = f.ObjectOr("fixture") is { } fx ? ProcessPattern.Read(fx) : null;
-        var hang = f.ObjectOr("hang") is { } hg ? HangSpec.Read(hg) : null;
-        var families = new object?[] { process, complexity, shmem, fixture, hang }.Count(x => x is not null);
-        if (families == 0)
-            throw f.Error("a repro without a signature proves nothing: give 'process', 'complexity', 'shmem', 'fixture' or 'hang'");
-        if (families > 1) throw f.Error("give one of 'process', 'complexity', 'shmem', 'fixture' or 'hang', not several");
-        var statistics = f.ObjectOr("statistics") is { } st ? StatisticsSpec.Read(st) : null;
-        if (statistics is not null && process is null)
-            throw f.Error("repeats need a 'process' signature to count hits", "statistics");
-        var heap = f.ObjectOr("heap") is { } hp ? HeapSpec.Read(hp) : null;
         var unsupported = f.ObjectOr("unsupported") is { } us ? UnsupportedSpec.Read(us) : null;
-        var doubleFree = f.ObjectOr("doubleFree") is { } df ? DoubleFreeSpec.Read(df) : null;
-        var lostUpdate = f.ObjectOr("lostUpdate") is { } lu ? LostUpdateSpec.Read(lu) : null;
-        return new Signature(process, clean, complexity, stacks, statistics, shmem, heap, unsupported, doubleFree, lostUpdate, fixture, hang);
+        return new Signature(chosen[0].Key, specs, clean, unsupported);
     }
 }
 
@@ -383,8 +256,9 @@ public sealed partial record Manifest(
         new[] { "crash", "hang", "leak", "perf", "race" }.ToDictionary(k => k);
     private static readonly string[] KnownPlatforms = ["linux", "windows"];
 
-    public static Manifest Load(string file)
+    public static Manifest Load(string file, SignatureFamilies? families = null)
     {
+        families ??= SignatureFamilies.Default;
         var f = Fields.Load(file);
         f.AllowOnly("id", "title", "kind", "references", "languages", "platforms", "subjects", "variants",
                     "build", "budget", "env", "cases");
@@ -410,7 +284,7 @@ public sealed partial record Manifest(
             foreach (var kv in ReadEnv(c)) caseEnv[kv.Key] = kv.Value;
             var spec = new CaseSpec(c.Name("id"), c.StringOr("title", "")!, c.Strings("args"),
                                     c.NameList("tags", required: false, nonEmpty: false),
-                                    Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature")),
+                                    Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature"), families),
                                     capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
                                     ReadSubjects(c, required: false) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
@@ -424,15 +298,9 @@ public sealed partial record Manifest(
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
                 throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
             if (spec.Fixture is not null) FixtureSpec.CheckSubjects(c, spec.Subjects);
-            if (spec.Signature.Fixture is not null && spec.Fixture is null)
-                throw c.Error("a fixture signature judges a case with a 'fixture'; this case has none", "signature.fixture");
             if (spec.Display && !spec.Subjects.Any(Corpus.Harness.Subjects.WineKindBase.IsWineSubject))
                 throw c.Error($"only Wine subjects get a display, and none of this case's subjects ({string.Join(", ", spec.Subjects)}) is one",
                               "display");
-            if (spec.Signature.DoubleFree is not null && spec.Crash is not { Freelog: true })
-                throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
-            if (spec.Signature.LostUpdate is not null && spec.Crash is not ({ Core: true } or { RingFile: not null }))
-                throw c.Error("a lostUpdate signature needs the crash capture with its core or its ringFile", "signature.lostUpdate");
             if (spec.Program is not ("main" or "roslyn") && spec.CmakeTarget is null)
                 throw c.Error($"'{spec.Program}' is not 'main', 'roslyn' or 'cmake:TARGET'", "program");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
@@ -440,10 +308,11 @@ public sealed partial record Manifest(
             if (spec.CmakeTarget is { } target && !targets.Contains(target))
                 throw c.Error($"'{target}' is not built by repros/{id}/{buildSpec.CmakeDir}/CMakeLists.txt "
                               + $"(add_executable targets: {(targets.Count == 0 ? "none" : string.Join(", ", targets))})", "program");
-            if (spec.Signature.Complexity is not null && !spec.Args.Any(a => a.Contains("{n}")))
-                throw c.Error("a complexity signature needs '{n}' in the arguments", "args");
-            if (spec.Signature.Complexity is null && spec.Args.Any(a => a.Contains("{n}")))
-                throw c.Error("'{n}' is replaced only in a complexity sweep; this case has no 'complexity' signature", "args");
+            var family = families.For(spec.Signature);
+            if (!family.SweepsSizes && spec.Args.Any(a => a.Contains("{n}")))
+                throw c.Error($"'{{n}}' is replaced only in a sweep over sizes; this case's '{family.Key}' signature runs none", "args");
+            family.Validate(spec, c);
+            foreach (var check in families.Evidence.Where(e => e.InSignature && spec.Signature.Has(e.Key))) check.Validate(spec, c);
             if (variants.Count > 1 && !spec.Args.Any(a => a.Contains("{variant}")))
                 throw c.Error($"no '{{variant}}' in the arguments, so the variants {string.Join(", ", variants)} would run the same command", "args");
             CheckTimes(c, spec);
@@ -462,14 +331,8 @@ public sealed partial record Manifest(
         string Within(string what) => $"{what} must be shorter than the run's budget.timeoutSec ({timeout} s)";
         if (spec.Timed is { } t && t.DelaySec >= timeout)
             throw c.Error(Within($"a capture {t.DelaySec} s after the marker"), "capture.timed.delaySec");
-        if (spec.Signature.Shmem is { } sh && sh.SettleSec >= timeout)
-            throw c.Error(Within($"settling {sh.SettleSec} s after the marker"), "signature.shmem.settleSec");
-        if (spec.Signature.Process?.MaxSeconds is { } pm && pm >= timeout)
-            throw c.Error(Within($"maxSeconds {pm}"), "signature.process.maxSeconds");
         if (spec.Signature.Clean.MaxSeconds is { } cm && cm >= timeout)
             throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
-        if (spec.Signature.Hang is { } hg && hg.LongestMs >= timeout * 1000.0)
-            throw c.Error(Within($"a hang of up to {hg.LongestMs / 1000:0.#} s"), hg.ExpectedMs is null ? "signature.hang.minSec" : "signature.hang.expectedMs");
     }
 
     /// <summary>Manifests name built-in subjects only; a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>

@@ -7,7 +7,7 @@ using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Report;
 
-/// <summary>report.md with one table of cells and a gnuplot log-log plot per complexity case.</summary>
+/// <summary>report.md with one table of cells and a gnuplot plot per sweep, on the axes its verdict names (log-log or semi-log).</summary>
 /// <remarks>
 /// The sweep keeps only the signature's metric in <see cref="CellResult.Series"/>; the plot and its table add the
 /// program's other timings (e.g. serialize_s beside deserialize_s) from every run's METRIC numbers.
@@ -36,6 +36,7 @@ public sealed class MarkdownReport(IToolRunner tools)
             var png = Plot(runDir, name, group.ToList());
             if (png is not null) md.AppendLine($"![{group.First().SeriesMetric} against n]({png})").AppendLine();
             var metrics = group.SelectMany(c => Curves(c).Keys).Distinct().ToList();
+            var semiLog = Scale(group.First()) == PlotScale.SemiLog;
             md.AppendLine($"| subject | {SizeLabel(group.First())} | {string.Join(" | ", metrics)} |")
               .AppendLine("|---|---|" + string.Concat(metrics.Select(_ => "---|")));
             foreach (var c in group)
@@ -44,12 +45,16 @@ public sealed class MarkdownReport(IToolRunner tools)
                 foreach (var x in curves.Values.SelectMany(v => v.Select(p => p.X)).Distinct().Order())
                     md.AppendLine($"| {c.Key.Subject} | {x:0} | " + string.Join(" | ", metrics.Select(k =>
                         curves.TryGetValue(k, out var pts) && pts.FirstOrDefault(p => p.X == x) is { } pt ? pt.Y.ToString("0.000", CultureInfo.InvariantCulture) : "")) + " |");
-                md.AppendLine($"| {c.Key.Subject} | slope | " + string.Join(" | ", metrics.Select(k =>
-                    curves.TryGetValue(k, out var pts) && Slope(pts) is { } sl ? $"{sl.Exponent:0.00} (r² {sl.R2:0.000})" : "")) + " |");
+                md.AppendLine($"| {c.Key.Subject} | {(semiLog ? "factor per level" : "slope")} | " + string.Join(" | ", metrics.Select(k =>
+                    curves.TryGetValue(k, out var pts) && Slope(pts, semiLog) is { } sl
+                        ? semiLog ? $"×{sl.Factor:0.00} (r² {sl.R2:0.000})" : $"{sl.Exponent:0.00} (r² {sl.R2:0.000})" : "")) + " |");
             }
             md.AppendLine();
-            md.AppendLine($"The verdict uses {group.First().SeriesMetric}: its exponent is the median pair slope "
-                          + "(the `exponent` in the table above); the slopes here are least-squares fits, each point the fastest run at that size.").AppendLine();
+            md.AppendLine(semiLog
+                ? $"The verdict uses {group.First().SeriesMetric}: its factor per level is the median over pairs of sizes above the floor "
+                  + "(the first key figure above); the factors here are least-squares fits of log(time) against n, the killed size at the time it had run."
+                : $"The verdict uses {group.First().SeriesMetric}: its exponent is the median pair slope "
+                  + "(the `exponent` in the table above); the slopes here are least-squares fits, each point the fastest run at that size.").AppendLine();
         }
         foreach (var c in cells.Where(c => c.TimeSeries.Count > 0))
         {
@@ -79,7 +84,7 @@ public sealed class MarkdownReport(IToolRunner tools)
             foreach (var (c, e) in missed) md.AppendLine($"| {c.Key} | {Escape(e)} |");
             md.AppendLine();
         }
-        var capped = cells.SelectMany(c => c.Captures.Where(x => x.Note?.Contains("cap for kept cores") == true)).Count();
+        var capped = cells.SelectMany(c => c.Captures.Where(x => x.DeletedOverCap)).Count();
         if (capped > 0) md.AppendLine($"{capped} core(s) over the {RunOptions.DefaultMaxCoreMB} MB cap for kept cores were deleted after reading.").AppendLine();
         md.AppendLine("Re-run any cell with the `rerun` command in `summary.json`; cells that differ from expected/ keep their artifacts.");
         File.WriteAllText(Path.Combine(runDir, "report.md"), md.ToString());
@@ -91,7 +96,7 @@ public sealed class MarkdownReport(IToolRunner tools)
     /// </summary>
     private static (string Thread, string Frames) Thread(CaptureRecord x)
     {
-        var crashing = x.Threads.FirstOrDefault(t => t.Thread.Contains("aborting", StringComparison.Ordinal));
+        var crashing = x.Threads.FirstOrDefault(t => t.Crashing);
         if (crashing is not null)
         {
             var others = x.Threads.Where(t => t != crashing).Select(t => t.Thread.Split(' ', 3)[..2]).Select(a => string.Join(' ', a)).Distinct();
@@ -114,7 +119,7 @@ public sealed class MarkdownReport(IToolRunner tools)
         // A crash capture lives in its run's own folder (.../run0004/core).
         var folders = x.File.Split(Path.DirectorySeparatorChar);
         if (c.Runs.FirstOrDefault(r => folders.Contains(r.Label)) is { } own) return own.Label;
-        var taking = c.Runs.Where(r => r.Label.StartsWith("capture-", StringComparison.Ordinal)).ToList();
+        var taking = c.Runs.Where(r => r.CaptureOnly).ToList();
         if (taking.Count == 1) return taking[0].Label;
         return c.Runs.Count == 1 ? c.Runs[0].Label : "—";
     }
@@ -130,7 +135,7 @@ public sealed class MarkdownReport(IToolRunner tools)
         curves[main] = c.Series.ToList();
         var suffix = main.Contains('_') ? main[main.LastIndexOf('_')..] : null;
         if (suffix is null) return curves;
-        var bySize = c.Runs.Where(r => !r.Label.StartsWith("capture-", StringComparison.Ordinal) && r.Metrics.ContainsKey("n"));
+        var bySize = c.Runs.Where(r => !r.CaptureOnly && r.Metrics.ContainsKey("n"));
         foreach (var key in c.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
         {
             var pts = bySize.Where(r => r.Metrics.ContainsKey(key))
@@ -142,11 +147,14 @@ public sealed class MarkdownReport(IToolRunner tools)
         return curves;
     }
 
-    private static ComplexityFit? Slope(List<SeriesPoint> pts)
+    private static ComplexityFit? Slope(List<SeriesPoint> pts, bool semiLog)
     {
         var usable = pts.Where(p => p.X > 0 && p.Y > 0).Select(p => (p.X, p.Y)).ToList();
-        return usable.Select(p => p.X).Distinct().Count() < 2 ? null : ComplexityFit.LogLog(usable);
+        if (usable.Select(p => p.X).Distinct().Count() < 2) return null;
+        return semiLog ? ComplexityFit.SemiLog(usable) : ComplexityFit.LogLog(usable);
     }
+
+    private static PlotScale Scale(CellResult c) => c.Verdict?.Plot is { } p and not PlotScale.None ? p : PlotScale.LogLog;
 
     /// <summary>
     /// The x axis: the {n} the case passes to the program. The manifest has no unit for it yet (books, objects…),
@@ -215,8 +223,12 @@ public sealed class MarkdownReport(IToolRunner tools)
                 dat.AppendLine().AppendLine();
                 xs.AddRange(points.Select(p => p.X));
                 var own = metric == c.SeriesMetric;
-                var slope = own && c.Metrics.TryGetValue("exponent", out var e) ? string.Format(inv, "slope {0:0.00}", e)
-                            : Slope(points) is { } f ? string.Format(inv, "slope {0:0.00}", f.Exponent) : "";
+                var semi = Scale(c) == PlotScale.SemiLog;
+                var verdictSlope = own && c.Verdict?.Facts is ComplexityFacts { Slope: { } v } ? v : (double?)null;
+                var fitted = Slope(points, semi);
+                var slope = semi
+                    ? verdictSlope is { } x ? string.Format(inv, "×{0:0.00} per level", x) : fitted is { } ff ? string.Format(inv, "×{0:0.00} per level", ff.Factor) : ""
+                    : verdictSlope is { } y ? string.Format(inv, "slope {0:0.00}", y) : fitted is { } f ? string.Format(inv, "slope {0:0.00}", f.Exponent) : "";
                 plots.Add($"'{name}.dat' index {index++} using 1:2 with linespoints lw 2 lc {color} "
                           + $"{(own ? "dt 1 pt 7" : "dt 2 pt 6")} title '{c.Key.Subject} {metric} ({slope})'");
             }
@@ -230,13 +242,13 @@ public sealed class MarkdownReport(IToolRunner tools)
         var script = $"""
             set terminal pngcairo size 900,600 font ',11' noenhanced
             set output '{name}.png'
-            set logscale xy
+            {(Scale(cells[0]) == PlotScale.SemiLog ? "set logscale y" : "set logscale xy")}
             set grid
             set key top left
             {xrange}
             set xlabel '{SizeLabel(cells[0])}'
             set ylabel 'seconds (solid: {cells[0].SeriesMetric}, the verdict; dashed: other timings)'
-            set title '{cells[0].Key.Repro}: {cells[0].Key.Case}, log-log'
+            set title '{cells[0].Key.Repro}: {cells[0].Key.Case}, {(Scale(cells[0]) == PlotScale.SemiLog ? "semi-log: a straight line is exponential growth" : "log-log")}'
             plot {string.Join(", \\\n     ", plots)}
             """;
         return RunGnuplot(runDir, name, script);

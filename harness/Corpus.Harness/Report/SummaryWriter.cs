@@ -47,6 +47,9 @@ public static class SummaryWriter
         }),
         ["captureErrors"] = c.CaptureErrors,
         ["artifacts"] = c.ArtifactDir is null ? null : Rel(c.ArtifactDir, root),
+        ["facts"] = c.RecordDir is null ? null : Rel(Path.Combine(c.RecordDir, FactsWriter.FileName), root),
+        ["family"] = c.Family,
+        ["keyFigures"] = c.KeyFigures,
         ["rerun"] = c.Rerun,
     };
 

@@ -7,7 +7,11 @@ namespace Corpus.Harness.Runner;
 public enum GateStatus { Pass, Regression, XPass, Mismatch, Unchecked }
 
 public sealed record RunSummary(string Label, string Status, double WallSeconds, long PeakBytes,
-                                IReadOnlyDictionary<string, double> Metrics, string Containment);
+                                IReadOnlyDictionary<string, double> Metrics, string Containment)
+{
+    /// <summary>A run that existed only to be captured (ended once its snapshots were taken): its figures are not measured.</summary>
+    public bool CaptureOnly { get; init; }
+}
 
 public sealed record SeriesPoint(double X, double Y);
 
@@ -16,6 +20,15 @@ public sealed class CellResult
     public required CellKey Key { get; init; }
     public Outcome Outcome { get; set; }
     public string Detail { get; set; } = "";
+    /// <summary>The key of the family that ran the cell, and what it decided; null when the cell never ran.</summary>
+    public string? Family { get; set; }
+    public Signatures.Verdict? Verdict { get; set; }
+    /// <summary>What each evidence check found, in order.</summary>
+    public List<Signatures.EvidenceResult> Evidence { get; } = [];
+    /// <summary>The figures a person reads first: the family's, the evidence's, and the capture errors.</summary>
+    public IReadOnlyList<string> KeyFigures =>
+        [.. Verdict?.KeyFigures ?? [], .. Evidence.SelectMany(e => e.KeyFigures),
+         .. CaptureErrors.Count > 0 ? new[] { $"{CaptureErrors.Count} capture error(s)" } : []];
     public Expectation? Expected { get; set; }
     public GateStatus Gate { get; set; }
     public string GateMessage { get; set; } = "";
@@ -32,11 +45,17 @@ public sealed class CellResult
     public string? SeriesUnit { get; set; }
     /// <summary>Named curves over run time (seconds), e.g. Shmem and RSS during a leak.</summary>
     public Dictionary<string, List<SeriesPoint>> TimeSeries { get; } = [];
-    /// <summary>The run whose reproduction the evidence is read from (a race's first hit); null for one-run families.</summary>
-    public string? HitRun { get; set; }
+    /// <summary>The cell's folder with its runs and captures; null once pruned (its records stay in <see cref="RecordDir"/>).</summary>
     public string? ArtifactDir { get; set; }
+    /// <summary>The cell's folder, where facts.json, cell.json and rerun.txt stay even when the rest is pruned.</summary>
+    public string? RecordDir { get; init; }
     public required string Rerun { get; init; }
     public double Seconds { get; set; }
+
+    public List<string> CaptureErrorsNow()
+    {
+        lock (CaptureErrors) return [.. CaptureErrors];
+    }
 
     public static (GateStatus, string) Compare(Outcome actual, Expectation? expected)
     {

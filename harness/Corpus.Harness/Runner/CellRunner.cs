@@ -18,10 +18,9 @@ public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<st
 /// Orchestrates one (repro, case, variant, subject) cell: resolve, build, isolate, run the signature family,
 /// check evidence, gate. What a subject or a family does lives in its own class (Subjects/, Signatures/).
 /// </summary>
-public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools,
-                               IReadOnlyList<ISignatureFamily>? families = null)
+public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools, SignatureFamilies? families = null)
 {
-    public const string MetricPrefix = CellRuns.MetricPrefix;
+    private readonly SignatureFamilies _families = families ?? SignatureFamilies.Default;
 
     public async Task<CellResult> RunAsync(Manifest m, CaseSpec cs, string variant, Subject subject, Expectation? expected)
     {
@@ -29,7 +28,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var dir = Path.Combine(options.RunDir, m.Id, cs.Id, variant, subject.Slug);
         var cell = new CellResult
         {
-            Key = key, Expected = expected, ArtifactDir = dir,
+            Key = key, Expected = expected, ArtifactDir = dir, RecordDir = dir,
             Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1",
         };
         var clock = System.Diagnostics.Stopwatch.StartNew();
@@ -53,6 +52,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Gate, cell.GateMessage) = (GateStatus.Unchecked,
                 $"not gated: {subject.Name} cannot be provisioned here; expected {expected.Outcome.Name()} where it can");
         CapCores(cell);
+        Report.FactsWriter.Write(cell, options.Root, dir);
         File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, options.Root),
                           Report.SummaryWriter.JsonOptions));
         // A user's subject has no expectation: its artifacts go like the others' unless it ended in a way worth reading.
@@ -60,10 +60,20 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                        || (cell.Gate == GateStatus.Unchecked && cell.Outcome is Outcome.Reproduced or Outcome.Clean);
         if (asWanted && !options.Keep)
         {
-            Directory.Delete(dir, recursive: true);
+            Prune(dir);
             cell.ArtifactDir = null;
         }
         return cell;
+    }
+
+    /// <summary>The records a cell always keeps, pruned or not: what it decided and how to run it again.</summary>
+    public static readonly IReadOnlyList<string> Records = [Report.FactsWriter.FileName, "cell.json", "rerun.txt"];
+
+    /// <summary>Removes a cell's runs, captures and cores, and keeps its records.</summary>
+    private static void Prune(string dir)
+    {
+        foreach (var sub in Directory.GetDirectories(dir)) Directory.Delete(sub, recursive: true);
+        foreach (var file in Directory.GetFiles(dir).Where(f => !Records.Contains(Path.GetFileName(f)))) File.Delete(file);
     }
 
     private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
@@ -93,23 +103,55 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         cell.Metrics["runtime"] = kind.Describe(subject);
+        var family = _families.For(cs.Signature);
         using var isolation = kind.Isolate(subject, dir);
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
-                                                                               Holds: SignatureFamilies.For(cs.Signature).Waits));
+                                                                               HoldsStill: family.HoldsStill));
         var runs = new CellRuns(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
         var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
+        Verdict verdict;
+        string? unrestored = null;
+        cell.Family = family.Key;
         try
         {
-            await SignatureFamilies.For(cs.Signature, families).RunAsync(runs, cell);
+            verdict = await family.RunAsync(runs, cell);
         }
         finally
         {
-            fixture?.Restore(cell);
+            unrestored = fixture?.Restore(cell);
         }
         if (isolation.Describe is { } isolated) cell.Metrics["isolation"] = isolated;
-        if (cell.Outcome == Outcome.Reproduced) Evidence.Check(cs.Signature, cell, backend);
-        if (cell.Outcome == Outcome.Reproduced && cs.TimeTravel is { } tt && tt.Subjects.Contains(subject.Name))
-            await runs.TimeTravelAsync(tt);
+        cell.Verdict = verdict;
+        (cell.Outcome, cell.Detail) = (verdict.Outcome, verdict.Detail);
+        if (unrestored is not null)
+        {
+            (cell.Outcome, cell.Detail) = (Outcome.Error, $"{unrestored}; was: {verdict.Detail}");
+            return;
+        }
+        if (verdict.Outcome != Outcome.Reproduced) return;
+        var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun);
+        foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject)))
+        {
+            if (check.Expensive && cell.Evidence.Any(e => e.Status is EvidenceStatus.Fails or EvidenceStatus.Broken)) continue;
+            cell.Evidence.Add(await check.CheckAsync(context));
+        }
+        (cell.Outcome, cell.Detail) = Compose(verdict, cell.Evidence);
+    }
+
+    /// <summary>
+    /// The cell's outcome and detail from its family's verdict and the evidence: a reproduction holds only when every
+    /// judged check holds; evidence that was read and does not show the bug makes it a wrong-failure, evidence whose
+    /// capture broke an error.
+    /// </summary>
+    public static (Outcome, string) Compose(Verdict verdict, IReadOnlyList<EvidenceResult> evidence)
+    {
+        var detail = verdict.Detail;
+        foreach (var e in evidence.Where(e => e.Status != EvidenceStatus.NotJudged))
+            detail += e.Status == EvidenceStatus.Holds ? $"; {e.Detail}" : $"; but {e.Detail}";
+        var outcome = evidence.Any(e => e.Status == EvidenceStatus.Broken) ? Outcome.Error
+            : evidence.Any(e => e.Status == EvidenceStatus.Fails) ? Outcome.WrongFailure
+            : verdict.Outcome;
+        return (outcome, detail);
     }
 
     /// <summary>Cores can be hundreds of MB a run: over the cap they are deleted, and the record says so.</summary>
@@ -122,7 +164,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                 var c = cell.Captures[i];
                 if (c.Bytes <= cap || !File.Exists(c.File) || c.File.EndsWith(".txt")) continue;
                 File.Delete(c.File);
-                cell.Captures[i] = c with { Note = $"{(c.Note is null ? "" : c.Note + "; ")}deleted after reading: "
+                cell.Captures[i] = c with { DeletedOverCap = true, Note = $"{(c.Note is null ? "" : c.Note + "; ")}deleted after reading: "
                                                    + $"{c.Bytes >> 20} MB is over the {options.MaxCoreMB} MB cap for kept cores" };
             }
     }

@@ -99,7 +99,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             }
             catch (JsonException e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
-        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment));
+        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment) { CaptureOnly = untilCaptured });
         lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
     }
 
@@ -108,7 +108,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     /// output must show the capture's pattern. The script and its output stay in time-travel/. Not shown is an
     /// error: the manifest asked for this evidence.
     /// </summary>
-    public async Task TimeTravelAsync(TimeTravelCapture tt)
+    public async Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt)
     {
         var launch = Command(null);
         var work = Path.Combine(dir, "time-travel");
@@ -121,21 +121,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
                                    TimeSpan.FromSeconds(cs.Budget.TimeoutSec), (long)cs.Budget.MemoryMB << 20, launch.Env);
         Progress("time travel: gdb record full with " + Path.GetFileName(tt.Script));
         using var p = new ContainedProcess(spec);
-        var run = await p.WaitAsync();
-        var shown = run.Stdout.Split('\n').Where(l => System.Text.RegularExpressions.Regex.IsMatch(l, tt.Shows)).ToList();
-        lock (cell.Captures)
-            cell.Captures.Add(new CaptureRecord("gdb record full", spec.StdoutFile, new FileInfo(spec.StdoutFile).Length,
-                                                Math.Round(run.WallSeconds, 2), 0, [],
-                                                shown.Count > 0 ? null : $"gdb ended {run.Status} without /{tt.Shows}/") { Run = "time-travel" });
-        if (shown.Count > 0)
-        {
-            var first = shown[0].TrimStart('|', ' ');
-            cell.Metrics["time_travel"] = first;
-            cell.Detail += $"; time travel: {first}";
-            return;
-        }
-        cell.Outcome = Outcome.Error;
-        cell.Detail += $"; but the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: see {Path.GetRelativePath(options.Root, spec.StdoutFile)}";
+        return (await p.WaitAsync(), spec.StdoutFile);
     }
 
     private void CaptureError(string message)
@@ -302,7 +288,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
                 var facts = FreelogAnalysis.Run(tools, exe, core, FreelogScript);
                 File.WriteAllText(Path.Combine(workDir, "freelog.txt"), facts.Text);
                 lock (cell.CrashFacts) cell.CrashFacts[label] = facts;
-                threads = facts.Frees.Select(f => new ThreadStack($"LWP {f.Thread}{(f.Aborting ? " (aborting)" : "")}", f.Frames)).ToList();
+                threads = facts.Frees.Select(f => new ThreadStack($"LWP {f.Thread}{(f.Aborting ? " (aborting)" : "")}", f.Frames) { Crashing = f.Aborting }).ToList();
             }
             lock (cell.Captures)
                 cell.Captures.Add(new CaptureRecord("core", core, new FileInfo(core).Length, Math.Round(clock.Elapsed.TotalSeconds, 2),

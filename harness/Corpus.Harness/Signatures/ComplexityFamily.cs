@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -9,11 +10,27 @@ namespace Corpus.Harness.Signatures;
 /// </summary>
 public sealed class ComplexityFamily : ISignatureFamily
 {
-    public string Name => "complexity";
+    public string Key => "complexity";
+    public object ReadSpec(Fields f) => ComplexitySpec.Read(f);
+    public bool SweepsSizes => true;
 
     // The verdict is a growth of measured times: nothing else that computes may run beside it.
     public CellLane Lane => CellLane.Timed;
-    public bool Runs(Signature signature) => signature.Complexity is not null;
+
+    /// <summary>The shapes a sweep can take, by the manifest's complexity.shape.</summary>
+    public static readonly IReadOnlyDictionary<string, Func<ICellRuns, CellResult, Task<Verdict>>> Shapes =
+        new Dictionary<string, Func<ICellRuns, CellResult, Task<Verdict>>>
+        {
+            [ComplexitySpec.Power] = RunPowerAsync,
+            [ComplexitySpec.Exponential] = ExponentialSweep.RunAsync,
+        };
+
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (!cs.Args.Any(a => a.Contains("{n}"))) throw c.Error("a complexity signature needs '{n}' in the arguments", "args");
+    }
+
+    public Task<Verdict> RunAsync(ICellRuns runs, CellResult cell) => Shapes[runs.Case.Signature.Get<ComplexitySpec>(Key)!.Shape](runs, cell);
 
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>
     public const double MaxCaptureScale = 4;
@@ -21,15 +38,11 @@ public sealed class ComplexityFamily : ISignatureFamily
     /// <summary>Runs per size at most, however short they are.</summary>
     public const int MaxRepeats = 5;
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    /// <summary>Power laws: exponents of log(metric) against log(n).</summary>
+    private static async Task<Verdict> RunPowerAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
-        var cx = cs.Signature.Complexity!;
-        if (cx.Shape == ComplexitySpec.Exponential)
-        {
-            await ExponentialSweep.RunAsync(runs, cell);
-            return;
-        }
+        var cx = cs.Signature.Get<ComplexitySpec>("complexity")!;
         var sizes = cx.Sizes.Order().ToList();
         cell.SeriesMetric = cx.Metric;
         cell.SeriesUnit = cx.SizeUnit;
@@ -51,19 +64,11 @@ public sealed class ComplexityFamily : ISignatureFamily
                 var run = output.Run;
                 spent[n] += run.WallSeconds;
                 if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
-                {
-                    cell.Outcome = Outcome.WrongFailure;
-                    cell.Detail = $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}";
-                    return;
-                }
+                    return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}");
                 if (!output.Metrics.TryGetValue(cx.Metric, out var value))
-                {
-                    cell.Outcome = Outcome.Error;
-                    cell.Detail = $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field "
-                                  + $"'signature.complexity.metric' of case {cs.Id} (it printed: "
-                                  + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})";
-                    return;
-                }
+                    return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field "
+                                                      + $"'signature.complexity.metric' of case {cs.Id} (it printed: "
+                                                      + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})");
                 // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
                 // the capture's marker.
                 if (n == sizes[^1] && value < best[n]) largest = output;
@@ -80,12 +85,13 @@ public sealed class ComplexityFamily : ISignatureFamily
         // The verdict uses the outlier-resistant slope; the least-squares fit and its r² are kept beside it.
         var fit = ComplexityFit.LogLog(points);
         var exponent = ComplexityFit.MedianPairSlope(points);
+        long? captureN = null;
         if (cs.Timed is { } timed)
         {
             // Snapshots stop the process while they are written, so they get a run of their own that is not timed,
             // and that ends when they are taken.
             var n = CaptureSize(sizes[^1], largest!, timed, exponent, (long)cs.Budget.MemoryMB << 20);
-            if (n != sizes[^1]) cell.Metrics["capture_n"] = n;
+            if (n != sizes[^1]) cell.Metrics["capture_n"] = captureN = n;
             runs.Progress($"{cell.Key} n={n} capture run …");
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
@@ -93,14 +99,14 @@ public sealed class ComplexityFamily : ISignatureFamily
         cell.Metrics["ls_exponent"] = Math.Round(fit.Exponent, 3);
         cell.Metrics["r2"] = Math.Round(fit.R2, 4);
         cell.Metrics[$"{cx.Metric}@{sizes[^1]}"] = Math.Round(points[^1].Seconds, 4);
-        var facts = $"median pair slope {exponent:0.00}; least squares {fit.Exponent:0.00}, r² {fit.R2:0.000}";
-        if (exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
-            (cell.Outcome, cell.Detail) = (Outcome.Reproduced, $"exponent {exponent:0.00} ≥ {cx.ReproducedMin} ({facts})");
-        else if (exponent <= cx.CleanMax)
-            (cell.Outcome, cell.Detail) = (Outcome.Clean, $"exponent {exponent:0.00} ≤ {cx.CleanMax} ({facts})");
-        else
-            (cell.Outcome, cell.Detail) = (Outcome.WrongFailure,
-                $"exponent {exponent:0.00} is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2}) ({facts})");
+        var text = $"median pair slope {exponent:0.00}; least squares {fit.Exponent:0.00}, r² {fit.R2:0.000}";
+        var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
+                                        Math.Round(exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
+                    { CaptureN = captureN };
+        Verdict V(Outcome o, string d) => new(o, d) { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog };
+        if (exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2) return V(Outcome.Reproduced, $"exponent {exponent:0.00} ≥ {cx.ReproducedMin} ({text})");
+        if (exponent <= cx.CleanMax) return V(Outcome.Clean, $"exponent {exponent:0.00} ≤ {cx.CleanMax} ({text})");
+        return V(Outcome.WrongFailure, $"exponent {exponent:0.00} is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2}) ({text})");
     }
 
     /// <summary>
@@ -120,5 +126,66 @@ public sealed class ComplexityFamily : ISignatureFamily
         if (run.Run.PeakBytes > 0) scale = Math.Min(scale, 0.6 * budgetBytes / run.Run.PeakBytes);
         if (scale <= 1) return largest;
         return (long)Math.Round(largest * Math.Pow(scale, 1 / Math.Max(exponent, 1.0)));
+    }
+}
+
+/// <summary>
+/// A sweep's facts. Power: <see cref="Slope"/> is the exponent of log(metric) against log(n). Exponential: it is the
+/// factor per unit of n, from log(metric) against n. Both: the median over pairs (the verdict), the least-squares
+/// value and its r² beside it, and the points (n, metric) the fit used.
+/// </summary>
+/// <param name="KilledAt">Exponential: the size that ended at the budget.</param>
+public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUnit, IReadOnlyList<double[]> Points, double? Slope,
+                                     double? LeastSquares, double? R2, double ReproducedMin, double CleanMax)
+{
+    public long? CaptureN { get; init; }
+    public long? KilledAt { get; init; }
+    public string? KilledBy { get; init; }
+    public double? MemoryGrowthMBs { get; init; }
+
+    private static string F(double? d, string format) => d?.ToString(format, System.Globalization.CultureInfo.InvariantCulture) ?? "—";
+
+    public IReadOnlyList<string> KeyFigures()
+    {
+        var last = Points.Count == 0 ? null : Points[^1];
+        var at = last is null ? null : $"{Metric}@{last[0]:0} {F(last[1], "0.###")}";
+        if (Shape == ComplexitySpec.Power)
+            return [$"exponent {F(Slope, "0.00")} (least squares {F(LeastSquares, "0.00")}, r² {F(R2, "0.000")})", .. at is null ? Array.Empty<string>() : [at]];
+        return [Slope is null ? "flat" : $"×{F(Slope, "0.00")} per level (least squares ×{F(LeastSquares, "0.00")}, r² {F(R2, "0.000")})",
+                KilledAt is { } k ? $"n={k} killed ({KilledBy})" : "every size finished",
+                .. MemoryGrowthMBs is { } g ? new[] { $"memory +{g:0.#} MB/s" } : [],
+                .. at is null ? Array.Empty<string>() : [at]];
+    }
+}
+
+/// <param name="SizeUnit">What {n} counts, for the plot's axis (e.g. "books").</param>
+/// <param name="Shape">"power": exponents of log(metric) against log(n). "exponential": factors per unit of n, from
+/// log(metric) against n; the largest sizes may end at the budget (see ExponentialSweep).</param>
+/// <param name="FloorSec">Exponential only: metrics at or below this are noise (startup, JIT), not growth.</param>
+public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, double ReproducedMin, double CleanMax,
+                                    double MinR2, double RepeatUnderSec, string? SizeUnit = null, string Shape = "power",
+                                    double FloorSec = 0.1)
+{
+    public const string Power = "power", Exponential = "exponential";
+    private static readonly Dictionary<string, string> ShapeNames = new() { [Power] = Power, [Exponential] = Exponential };
+
+    public static ComplexitySpec Read(Fields f)
+    {
+        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec");
+        var shape = f.Enum("shape", ShapeNames, Power, required: false);
+        // Power: exponents in (0, 10]. Exponential: factors per unit of n, above 1 (growth) and at most 10.
+        var min = shape == Exponential ? 1 : 0;
+        var spec = new ComplexitySpec(f.String("metric"), f.PositiveIntegers("sizes"),
+                                      f.NumberOr("reproducedMin", null, required: true, min: min, above: true, max: 10)!.Value,
+                                      f.NumberOr("cleanMax", null, required: true, min: min, above: true, max: 10)!.Value,
+                                      f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
+                                      f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
+                                      f.StringOr("sizeUnit", null), shape,
+                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value);
+        if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
+        if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
+        if (spec.CleanMax >= spec.ReproducedMin)
+            throw f.Error($"must be below reproducedMin ({spec.ReproducedMin})", "cleanMax");
+        return spec;
     }
 }

@@ -1,129 +1,180 @@
 using System.Text.RegularExpressions;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Signatures;
 
-/// <summary>
-/// Evidence families and the metrics they leave in a cell. A family's check runs only once the main family says
-/// "reproduced", and turns a reproduction without its evidence into a wrong-failure.
-/// </summary>
-internal static class Evidence
+public sealed record StacksSpec(string Frame)
 {
-    /// <summary>Every evidence family the signature names, on a reproduction.</summary>
-    internal static void Check(Signature sig, CellResult cell, ICaptureBackend backend)
+    public static StacksSpec Read(Fields f)
     {
-        CheckStacks(sig, cell);
-        CheckHeap(sig, cell, backend.HeapFacts);
-        LostUpdateEvidence.Check(sig, cell, cell.HitRun);
-        if (cell.HitRun is { } hit) CheckDoubleFree(sig, cell, hit);
-        else if (sig.DoubleFree is not null)
-        {
-            cell.Outcome = Outcome.WrongFailure;
-            cell.Detail += "; but no hit run to read double-free facts from";
-        }
+        f.AllowOnly("frame");
+        return new StacksSpec(f.RegexOr("frame", required: true)!);
     }
+}
 
-    /// <summary>Stack facts: a reproduction must also show the hot path in a snapshot, when the case asks for it.</summary>
-    internal static void CheckStacks(Signature sig, CellResult cell)
+/// <param name="Snapshots">Captures that carried stacks.</param>
+/// <param name="Hits">Of those, the ones with a frame that matches.</param>
+public sealed record StacksFacts(string Frame, int Snapshots, int Hits, string? Snapshot, string? Thread, IReadOnlyList<string> Frames);
+
+/// <summary>Stack facts: a reproduction must also show the hot path in a snapshot.</summary>
+public sealed class StacksEvidence : IEvidenceCheck
+{
+    public string Key => "stacks";
+    public object ReadSpec(Fields f) => StacksSpec.Read(f);
+
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x)
     {
-        if (sig.Stacks is null) return;
-        var re = new Regex(sig.Stacks.Frame);
-        var hits = cell.Captures.SelectMany(c => c.Threads.Select(t => (c, t)))
-                       .Where(x => x.t.Frames.Any(f => re.IsMatch(f))).ToList();
-        cell.Metrics["stack_hits"] = $"{hits.Select(h => h.c).Distinct().Count()}/{cell.Captures.Count(c => c.Threads.Count > 0)} snapshots";
+        var spec = x.Case.Signature.Get<StacksSpec>(Key)!;
+        var cell = x.Cell;
+        var re = new Regex(spec.Frame);
+        List<CaptureRecord> captures;
+        lock (cell.Captures) captures = [.. cell.Captures];
+        var hits = captures.SelectMany(c => c.Threads.Select(t => (c, t))).Where(h => h.t.Frames.Any(f => re.IsMatch(f))).ToList();
+        var withStacks = captures.Count(c => c.Threads.Count > 0);
+        var hitSnapshots = hits.Select(h => h.c).Distinct().Count();
+        cell.Metrics["stack_hits"] = $"{hitSnapshots}/{withStacks} snapshots";
+        var figure = $"stacks {hitSnapshots}/{withStacks} snapshots";
         if (hits.Count > 0)
         {
             var (c, t) = hits[0];
-            cell.Metrics["hot_frames"] = t.Frames.Take(6).ToList();
-            cell.Detail += $"; snapshot {Path.GetFileName(c.File)} shows /{sig.Stacks.Frame}/ on thread '{t.Thread}'";
-            return;
+            var top = t.Frames.Take(6).ToList();
+            cell.Metrics["hot_frames"] = top;
+            return Task.FromResult(EvidenceResult.Hold(Key, $"snapshot {Path.GetFileName(c.File)} shows /{spec.Frame}/ on thread '{t.Thread}'",
+                new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top), figure));
         }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += cell.Captures.Count == 0
-            ? $"; but no stack snapshot was taken ({string.Join("; ", cell.CaptureErrors)})"
-            : $"; but no snapshot shows /{sig.Stacks.Frame}/";
+        var facts = new StacksFacts(spec.Frame, withStacks, 0, null, null, []);
+        return Task.FromResult(EvidenceResult.Fail(Key, captures.Count == 0
+            ? $"no stack snapshot was taken ({string.Join("; ", cell.CaptureErrorsNow())})"
+            : $"no snapshot shows /{spec.Frame}/", facts, figure));
     }
+}
 
-    /// <summary>Heap facts: a reproduction must show the expected number of live instances in a heap capture.</summary>
-    internal static void CheckHeap(Signature sig, CellResult cell, bool heapPossible)
+/// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>
+public sealed record HeapSpec(string Type, int Count)
+{
+    public static HeapSpec Read(Fields f)
     {
-        if (sig.Heap is not { } heap) return;
-        var heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
+        f.AllowOnly("type", "count");
+        return new HeapSpec(f.String("type"), f.IntOr("count", null, required: true, min: 0)!.Value);
+    }
+}
+
+public sealed record HeapFacts(string Type, int Expected, long? Seen, string? Capture);
+
+/// <summary>Heap facts: judged where the subject's capture backend carries heap facts (CoreCLR's createdump).</summary>
+public sealed class HeapEvidence : IEvidenceCheck
+{
+    public string Key => "heap";
+    public object ReadSpec(Fields f) => HeapSpec.Read(f);
+
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x)
+    {
+        var heap = x.Case.Signature.Get<HeapSpec>(Key)!;
+        var cell = x.Cell;
+        List<CaptureRecord> heaps;
+        lock (cell.Captures) heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
         if (heaps.Count == 0)
         {
-            // Only backends with heap facts (CoreCLR's createdump) can be judged; elsewhere the family has nothing to say.
-            if (!heapPossible)
+            if (!x.Backend.HeapFacts)
             {
                 cell.Metrics["heap_instances"] = "not judged: this subject's captures carry no heap facts";
-                return;
+                return Task.FromResult(new EvidenceResult(Key, EvidenceStatus.NotJudged, "this subject's captures carry no heap facts")
+                    { Facts = new HeapFacts(heap.Type, heap.Count, null, null), KeyFigures = ["heap not judged"] });
             }
-            cell.Outcome = Outcome.WrongFailure;
-            cell.Detail += $"; but the heap capture the signature needs was not taken ({string.Join("; ", cell.CaptureErrors)})";
-            return;
+            return Task.FromResult(EvidenceResult.Fail(Key, $"the heap capture the signature needs was not taken ({string.Join("; ", cell.CaptureErrorsNow())})",
+                new HeapFacts(heap.Type, heap.Count, null, null)));
         }
         var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
         cell.Metrics["heap_instances"] = $"{seen} {heap.Type}";
-        if (seen == heap.Count)
-        {
-            cell.Detail += $"; the heap holds {seen} live {heap.Type}";
-            return;
-        }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += $"; but the heap holds {seen} {heap.Type}, not {heap.Count}";
+        var facts = new HeapFacts(heap.Type, heap.Count, seen, heaps[^1].File);
+        var figure = $"heap {seen} {heap.Type}";
+        return Task.FromResult(seen == heap.Count
+            ? EvidenceResult.Hold(Key, $"the heap holds {seen} live {heap.Type}", facts, figure)
+            : EvidenceResult.Fail(Key, $"the heap holds {seen} {heap.Type}, not {heap.Count}", facts, figure));
+    }
+}
+
+/// <summary>
+/// Double-free facts from the crash capture: the aborting free's frames must match CrashingFrames, and another
+/// thread must have freed the same pointer earlier from frames matching OtherFrames.
+/// </summary>
+public sealed record DoubleFreeSpec(IReadOnlyList<string> CrashingFrames, IReadOnlyList<string> OtherFrames)
+{
+    public static DoubleFreeSpec Read(Fields f)
+    {
+        f.AllowOnly("crashingFrames", "otherFrames");
+        return new DoubleFreeSpec(f.RegexList("crashingFrames"), f.RegexList("otherFrames"));
+    }
+}
+
+public sealed record DoubleFreeFacts(string Pointer, int FirstThread, IReadOnlyList<string> FirstFrames, int? CrashThread,
+                                     IReadOnlyList<string> CrashFrames);
+
+/// <summary>A crash is this double free only if the core shows the same pointer freed by two threads.</summary>
+public sealed class DoubleFreeEvidence : IEvidenceCheck
+{
+    public string Key => "doubleFree";
+    public object ReadSpec(Fields f) => DoubleFreeSpec.Read(f);
+
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (cs.Crash is not { Freelog: true }) throw c.Error("a doubleFree signature needs the freelog crash capture", "signature.doubleFree");
     }
 
-    /// <summary>Double-free facts: a crash is this bug only if the core shows the same pointer freed by two threads.</summary>
-    internal static void CheckDoubleFree(Signature sig, CellResult cell, string label)
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x)
     {
-        if (sig.DoubleFree is not { } spec) return;
+        var spec = x.Case.Signature.Get<DoubleFreeSpec>(Key)!;
+        var cell = x.Cell;
+        if (x.HitRun is not { } label) return Task.FromResult(EvidenceResult.Fail(Key, "no hit run to read double-free facts from"));
         FreelogAnalysis? facts;
         lock (cell.CrashFacts) cell.CrashFacts.TryGetValue(label, out facts);
-        var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrors)})" : facts.Mismatch(spec);
-        if (why is null)
+        var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrorsNow())})" : facts.Mismatch(spec);
+        if (why is not null) return Task.FromResult(EvidenceResult.Fail(Key, $"not this double free: {why}"));
+        var other = facts!.OtherFree(spec)!;
+        var aborting = facts.Frees.Last(f => f.Aborting);
+        static IReadOnlyList<string> Frames(FreeRecord f) => f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]).ToList();
+        var figure = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
+        cell.Metrics["double_free"] = figure;
+        return Task.FromResult(EvidenceResult.Hold(Key,
+            $"{facts.Pointer} was freed by LWP {other.Thread} ({string.Join(" ← ", Frames(other))}), then again by the crashing "
+            + $"LWP {facts.CrashThread} ({string.Join(" ← ", Frames(aborting))})",
+            new DoubleFreeFacts(facts.Pointer!, other.Thread, Frames(other), facts.CrashThread, Frames(aborting)), figure));
+    }
+}
+
+/// <summary>
+/// Time travel (the TTD counterpart): after a reproduction, the native program once more under gdb's `record full`,
+/// driven by the repro's script; its output must show the capture's pattern. Not shown is an error: the manifest
+/// asked for this evidence and the harness could not produce it.
+/// </summary>
+public sealed record TimeTravelFacts(string Shows, string? Shown, string Output, double Seconds, string Status);
+
+public sealed class TimeTravelEvidence : IEvidenceCheck
+{
+    public string Key => "timeTravel";
+    public bool InSignature => false;
+    public bool Expensive => true;
+    public object ReadSpec(Fields f) => throw new NotSupportedException("time travel is read from the case's capture");
+    public bool Applies(CaseSpec cs, Subject subject) => cs.TimeTravel is { } tt && tt.Subjects.Contains(subject.Name);
+
+    public async Task<EvidenceResult> CheckAsync(EvidenceContext x)
+    {
+        var tt = x.Case.TimeTravel!;
+        var (run, stdout) = await x.Runs.RecordAsync(tt);
+        var shown = run.Stdout.Split('\n').FirstOrDefault(l => Regex.IsMatch(l, tt.Shows))?.TrimStart('|', ' ');
+        var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status);
+        lock (x.Cell.Captures)
+            x.Cell.Captures.Add(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
+                                                  shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/") { Run = "time-travel" });
+        if (shown is not null)
         {
-            var other = facts!.OtherFree(spec)!;
-            cell.Metrics["double_free"] = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
-            var aborting = facts.Frees.Last(f => f.Aborting);
-            static string Path(FreeRecord f) => string.Join(" ← ", f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]));
-            cell.Detail += $"; {facts.Pointer} was freed by LWP {other.Thread} ({Path(other)}), then again by the crashing "
-                           + $"LWP {facts.CrashThread} ({Path(aborting)})";
-            return;
+            x.Cell.Metrics["time_travel"] = shown;
+            return EvidenceResult.Hold(Key, $"time travel: {shown}", facts, "time travel walked back to it");
         }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += $"; but not this double free: {why}";
-    }
-
-    internal static void RecordLeak(CellResult cell, LeakMeasure m)
-    {
-        static double Mb(long b) => Math.Round(b / 1048576.0, 1);
-        cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
-        cell.Metrics["host_shmem_delta_mb"] = Mb(m.HostShmemDeltaBytes);
-        cell.Metrics["shmem_attribution"] = m.Attribution;
-        cell.Metrics["rss_mb"] = Mb(m.RssBytes);
-        cell.Metrics["held_objects"] = m.HeldObjects;
-        cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
-        cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
-        cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
-        // On Windows the sampled figure is the system commit charge, host-wide context (ShmemProbe).
-        cell.TimeSeries[OperatingSystem.IsWindows() ? "system commit - baseline (MB), context" : "cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
-        if (m.HostSamples is { } host)
-            cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
-        cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
-    }
-
-    internal static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
-    {
-        var rate = RaceStatistics.Wilson(hits, runs);
-        cell.Metrics["hits"] = hits;
-        cell.Metrics["runs"] = runs;
-        cell.Metrics["rate"] = Math.Round(rate.Point, 4);
-        cell.Metrics["rate_ci95"] = new[] { Math.Round(rate.Low, 4), Math.Round(rate.High, 4) };
-        cell.Metrics["runs_for_clean"] = needed;
-        if (hits == 0) cell.Metrics["p_upper95"] = Math.Round(RaceStatistics.UpperBoundAfterZeroHits(runs), 4);
-        cell.Metrics["race_s"] = Math.Round(seconds, 1);
-        cell.Metrics["s_per_run"] = runs == 0 ? 0 : Math.Round(seconds / runs, 3);
-        return rate;
+        return new EvidenceResult(Key, EvidenceStatus.Broken,
+            $"the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: see {stdout}") { Facts = facts };
     }
 }

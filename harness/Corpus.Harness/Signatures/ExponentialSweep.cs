@@ -19,15 +19,16 @@ public static class ExponentialSweep
     /// <summary>A sweep that finishes and grows like n^k with k at most this is polynomial, so clean.</summary>
     public const double PolynomialMax = 3;
 
-    public static async Task RunAsync(ICellRuns runs, CellResult cell)
+    public static async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
-        var cx = cs.Signature.Complexity!;
+        var cx = cs.Signature.Get<ComplexitySpec>("complexity")!;
         cell.SeriesMetric = cx.Metric;
         cell.SeriesUnit = cx.SizeUnit;
         var points = new List<(double N, double Seconds)>();
         long? killedAt = null;
-        string? killedLabel = null;
+        string? killedLabel = null, killedBy = null;
+        double? growth = null;
         var host = new HostMemory();
         foreach (var n in cx.Sizes.Order())
         {
@@ -50,24 +51,18 @@ public static class ExponentialSweep
                     cell.Metrics[$"{cx.Metric}@{n}"] = $"≥ {atLeast:0.00} (killed)";
                 }
                 cell.Metrics["killed_at"] = n;
-                cell.Metrics["killed_by"] = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
+                cell.Metrics["killed_by"] = killedBy = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
                 cell.Metrics["killed_run_peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
-                if (GrowthMBPerSec(run.Memory) is { } rate) cell.Metrics["memory_growth_mb_s"] = Math.Round(rate, 1);
+                if (GrowthMBPerSec(run.Memory) is { } rate) cell.Metrics["memory_growth_mb_s"] = growth = Math.Round(rate, 1);
                 break;
             }
             if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
             {
-                cell.Outcome = Outcome.WrongFailure;
-                cell.Detail = $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}";
                 host.Report(cell, cs.Budget);
-                return;
+                return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}");
             }
             if (!output.Metrics.TryGetValue(cx.Metric, out var value))
-            {
-                cell.Outcome = Outcome.Error;
-                cell.Detail = $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field 'signature.complexity.metric' of case {cs.Id}";
-                return;
-            }
+                return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field 'signature.complexity.metric' of case {cs.Id}");
             // A snapshot stops the process while it is written: that pause is not the parser's time.
             if (paused > 0) cell.Metrics[$"capture_pause_s@{n}"] = Math.Round(paused, 3);
             value = Math.Max(value - paused, 1e-6);
@@ -79,8 +74,17 @@ public static class ExponentialSweep
         host.Report(cell, cs.Budget);
         // Only the run that hung was meant to be captured.
         lock (cell.CaptureErrors) cell.CaptureErrors.RemoveAll(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
-        (cell.Outcome, cell.Detail) = Judge(cx, points, killedAt, cs.Budget);
-        if (killedAt is not null && cell.Metrics.TryGetValue("memory_growth_mb_s", out var g)) cell.Detail += $"; memory grew {g} MB/s there";
+        var (outcome, detail) = Judge(cx, points, killedAt, cs.Budget);
+        if (killedAt is not null && growth is { } g) detail += $"; memory grew {g} MB/s there";
+        var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
+        var fit = above.Count >= 2 ? ComplexityFit.SemiLog(above) : null;
+        var facts = new ComplexityFacts(ComplexitySpec.Exponential, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
+                                        fit is null ? null : Math.Round(ComplexityFit.MedianFactor(above), 3),
+                                        fit is null ? null : Math.Round(fit.Factor, 3), fit is null ? null : Math.Round(fit.R2, 4),
+                                        cx.ReproducedMin, cx.CleanMax)
+                    { KilledAt = killedAt, KilledBy = killedBy, MemoryGrowthMBs = growth };
+        if (fit is not null) cell.Metrics["factor"] = facts.Slope!;
+        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.SemiLog };
     }
 
     private static double Paused(CellResult cell, string label)

@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -10,17 +11,24 @@ namespace Corpus.Harness.Signatures;
 /// </summary>
 public sealed class FixtureFamily : ISignatureFamily
 {
-    public string Name => "fixture";
-    public bool Runs(Signature signature) => signature.Fixture is not null;
+    public string Key => "fixture";
+    public object ReadSpec(Fields f) => ProcessPattern.Read(f);
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (cs.Fixture is null)
+            throw c.Error("a fixture signature judges a case with a 'fixture'; this case has none", "signature.fixture");
+    }
+
+    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
-        ProcessFamily.Record(cell, run, metrics);
-        var miss = ProcessMatch.Mismatch(runs.Case.Signature.Fixture!, run);
-        (cell.Outcome, cell.Detail) = miss is null
+        var facts = ProcessFamily.Record(cell, run, metrics);
+        var miss = ProcessMatch.Mismatch(runs.Case.Signature.Get<ProcessPattern>(Key)!, run);
+        var (outcome, detail) = miss is null
             ? (Outcome.Clean, $"{run.Status}; the run saw the fixture applied")
             : (Outcome.WrongFailure, $"the run did not see the fixture applied ({miss}); {ProcessMatch.Tail(run)}");
+        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 }

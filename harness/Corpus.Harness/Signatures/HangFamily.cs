@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -11,25 +12,29 @@ namespace Corpus.Harness.Signatures;
 /// </summary>
 public sealed class HangFamily : ISignatureFamily
 {
-    public string Name => "hang";
-    public bool Runs(Signature signature) => signature.Hang is not null;
-    public bool Waits => true;
+    public string Key => "hang";
+    public object ReadSpec(Fields f) => HangSpec.Read(f);
+    public bool HoldsStill => true;
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        var hg = cs.Signature.Get<HangSpec>(Key)!;
+        if (hg.LongestMs >= cs.Budget.TimeoutSec * 1000.0)
+            throw c.Error($"a hang of up to {hg.LongestMs / 1000:0.#} s must be shorter than the run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)",
+                          hg.ExpectedMs is null ? "signature.hang.minSec" : "signature.hang.expectedMs");
+    }
+
+    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
         runs.Progress($"{cell.Key} …");
         var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", cs.Timed);
-        ProcessFamily.Record(cell, run, metrics);
+        var process = ProcessFamily.Record(cell, run, metrics);
         var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
-        if (outcome == Outcome.Unsupported)
-        {
-            (cell.Outcome, cell.Detail) = (outcome, detail);
-            return;
-        }
+        if (outcome == Outcome.Unsupported) return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
         // A debugger holds a thread's exit while attached: when the snapshot was still attached as the worker exited, its
         // length, not the bug, set the hang's length, so the expected-length check is not applied (the rest still is).
-        var spec = cs.Signature.Hang!;
+        var spec = cs.Signature.Get<HangSpec>(Key)!;
         string? held;
         lock (cell.Captures) held = HangJudge.ExitHeldBy(cell.Captures, markers);
         if (held is not null)
@@ -40,12 +45,36 @@ public sealed class HangFamily : ISignatureFamily
         var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
         if (held is not null) verdict = verdict with { Detail = $"{verdict.Detail}; expected length not judged: {held}" };
         foreach (var kv in verdict.Metrics) cell.Metrics[kv.Key] = kv.Value;
-        if (HangJudge.HarnessBlockMs(markers) is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
-        (cell.Outcome, cell.Detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
+        var harnessMs = HangJudge.HarnessBlockMs(markers);
+        if (harnessMs is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
+        var facts = HangFacts.Of(verdict, spec, harnessMs, held);
+        var (o, d) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
             ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
                                      + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
             : (verdict.Outcome, verdict.Detail);
+        return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
+}
+
+/// <param name="BlockMs">The longest judged UI call, by the program's own clock.</param>
+/// <param name="ExitToReturnMs">From the worker's exit stamp to the call's return.</param>
+/// <param name="HarnessBlockMs">The same gap as the harness saw the lines arrive.</param>
+/// <param name="ExitHeldBy">A capture was attached when the worker exited (then the expected length was not judged).</param>
+public sealed record HangFacts(string? Call, double? BlockMs, double? ExpectedMs, double? ExitToReturnMs, double? WorkerExitMs,
+                               double? HarnessBlockMs, IReadOnlyList<string> Calls, IReadOnlyList<string> Evidence, string? ExitHeldBy)
+{
+    public static HangFacts Of(HangVerdict v, HangSpec spec, double? harnessMs, string? held)
+    {
+        double? D(string k) => v.Metrics.TryGetValue(k, out var x) && x is double d ? d : null;
+        IReadOnlyList<string> L(string k) => v.Metrics.TryGetValue(k, out var x) && x is IEnumerable<string> l ? l.ToList() : [];
+        return new HangFacts(v.Metrics.TryGetValue("ui_call", out var c) ? c as string : null, D("ui_block_ms"), spec.ExpectedMs,
+                             D("exit_to_return_ms"), D("worker_exit_ms"), harnessMs, L("ui_calls"), L("hang_evidence"), held);
+    }
+
+    public IReadOnlyList<string> KeyFigures() =>
+        [.. BlockMs is { } b ? new[] { $"{Call} blocked {b:0} ms{(ExpectedMs is { } e ? $" (expected {e:0})" : "")}" } : [],
+         .. ExitToReturnMs is { } r ? new[] { $"returned {r:0} ms after the worker exited" } : [],
+         .. Evidence.Count > 0 ? new[] { $"evidence {Evidence.Count}" } : []];
 }
 
 /// <summary>A UI call as the program stamped it: begin and, if it returned, end (ms since the program started).</summary>

@@ -1,41 +1,83 @@
 using Corpus.Harness.Capture;
 using Corpus.Harness.Containment;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Signatures;
 
 /// <summary>
-/// A signature family: how a cell is run (once, repeated, swept over sizes, watched over time) and how its runs
-/// are judged. It sets the cell's outcome and detail; evidence families are checked on top by the runner.
-/// Adding a family is one class and one line in <see cref="SignatureFamilies.All"/>.
+/// A signature family: how a cell is run (once, repeated, swept over sizes, watched over time) and how its runs are
+/// judged. It owns its block of the manifest's signature (<see cref="Key"/>), reads and validates it, runs the cell
+/// and returns a <see cref="Verdict"/>; evidence checks are applied on top by the runner. Adding a family is one
+/// class and one registration (<see cref="SignatureFamilies.With(ISignatureFamily)"/>).
 /// </summary>
 public interface ISignatureFamily
 {
-    string Name { get; }
+    /// <summary>Its key in a case's "signature" object, e.g. "complexity".</summary>
+    string Key { get; }
 
-    /// <summary>Whether this family runs a case with this signature (the first that says yes runs it).</summary>
-    bool Runs(Signature signature);
+    /// <summary>
+    /// The family this one refines, when both blocks are given: "statistics" repeats the runs that "process"
+    /// judges. A signature names one family, or one and the family it refines.
+    /// </summary>
+    string? Refines => null;
 
-    Task RunAsync(ICellRuns runs, CellResult cell);
+    /// <summary>Reads its own block; every error names the field.</summary>
+    object ReadSpec(Fields f);
+
+    /// <summary>Checks that need the whole case (arguments, budget, captures); throws a field error.</summary>
+    void Validate(CaseSpec cs, Fields c) { }
+
+    /// <summary>Whether its runs substitute a size for {n} in the arguments.</summary>
+    bool SweepsSizes => false;
 
     /// <summary>
     /// Its runs hold still for seconds after their marker (a hang), so a live capture has time: winedbg may attach
-    /// to .NET under Wine. It also puts the cells in the alongside lane.
+    /// to .NET under Wine. Such a family's cells go in the alongside lane.
     /// </summary>
-    bool Waits => false;
+    bool HoldsStill => false;
 
     /// <summary>Where a run of many cells schedules this family's cells (<see cref="Lanes"/>).</summary>
-    CellLane Lane => Waits ? CellLane.Alongside : CellLane.Busy;
+    CellLane Lane => HoldsStill ? CellLane.Alongside : CellLane.Busy;
+
+    Task<Verdict> RunAsync(ICellRuns runs, CellResult cell);
 }
 
-public static class SignatureFamilies
+/// <summary>
+/// The families and evidence checks of one corpus run: the one source the manifest reader, the lanes and the runner
+/// all use. <see cref="Default"/> holds the built-ins; a test or a plug-in adds its own with <c>With</c>.
+/// </summary>
+public sealed class SignatureFamilies
 {
-    public static readonly IReadOnlyList<ISignatureFamily> All =
-        [new ComplexityFamily(), new StatisticsFamily(), new ShmemFamily(), new FixtureFamily(), new HangFamily(), new ProcessFamily()];
+    public static readonly SignatureFamilies Default = new(
+        [new ProcessFamily(), new StatisticsFamily(), new ComplexityFamily(), new ShmemFamily(), new FixtureFamily(), new HangFamily()],
+        [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TimeTravelEvidence()]);
 
-    public static ISignatureFamily For(Signature s, IReadOnlyList<ISignatureFamily>? families = null) =>
-        (families ?? All).First(f => f.Runs(s));
+    public IReadOnlyList<ISignatureFamily> Families { get; }
+    public IReadOnlyList<IEvidenceCheck> Evidence { get; }
+
+    public SignatureFamilies(IReadOnlyList<ISignatureFamily> families, IReadOnlyList<IEvidenceCheck> evidence)
+    {
+        var keys = families.Select(f => f.Key).Concat(evidence.Where(e => e.InSignature).Select(e => e.Key)).ToList();
+        if (keys.GroupBy(k => k).FirstOrDefault(g => g.Count() > 1) is { } twice)
+            throw new ArgumentException($"two signature blocks are named '{twice.Key}'");
+        foreach (var f in families.Where(f => f.Refines is not null && families.All(b => b.Key != f.Refines)))
+            throw new ArgumentException($"family '{f.Key}' refines '{f.Refines}', which is not registered");
+        (Families, Evidence) = (families, evidence);
+    }
+
+    public SignatureFamilies With(ISignatureFamily family) => new([.. Families, family], Evidence);
+    public SignatureFamilies With(IEvidenceCheck check) => new(Families, [.. Evidence, check]);
+
+    /// <summary>The keys a signature may hold, for the manifest reader's unknown-field check.</summary>
+    public IEnumerable<string> SignatureKeys =>
+        Families.Select(f => f.Key).Concat(Evidence.Where(e => e.InSignature).Select(e => e.Key));
+
+    /// <summary>The family that runs a signature (read by these families).</summary>
+    public ISignatureFamily For(Signature s) =>
+        Families.FirstOrDefault(f => f.Key == s.Family)
+        ?? throw new ArgumentException($"no family '{s.Family}' is registered (families: {string.Join(", ", Families.Select(f => f.Key))})");
 }
 
 /// <summary>One contained run of the cell's program, as a family asks for it.</summary>
@@ -60,11 +102,17 @@ public interface ICellRuns
     /// <param name="alongside">Watches the live process (e.g. a memory probe) until it exits.</param>
     /// <param name="exited">Called as soon as the run ends, before its crash capture is read.</param>
     /// <param name="untilCaptured">End the run once its timed capture is done (procdump -n: the count is reached):
-    /// for a run that exists only to be captured.</param>
+    /// for a run that exists only to be captured; its record says so (<see cref="RunSummary.CaptureOnly"/>).</param>
     Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
                                  Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
                                  bool untilCaptured = false);
 
     /// <summary>Drops a clean run's files (hundreds of race runs keep only the first).</summary>
     void DeleteRun(RunResult run, string label);
+
+    /// <summary>
+    /// The case's native program once more under gdb's process record (the time-travel capture), its output in
+    /// time-travel/; null when gdb could not be run.
+    /// </summary>
+    Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt);
 }

@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -80,32 +81,72 @@ public sealed partial record EventRingFacts(bool RingFound, int? CrashThread, IR
     private static partial Regex Delete();
 }
 
-/// <summary>The lostUpdate evidence family: a crash is this bug only if the core's event ring shows the overwritten update.</summary>
-internal static class LostUpdateEvidence
+/// <summary>
+/// Lost-update facts from the crash core's event ring (harness/native/eventring): an exchange that wrote back a
+/// value its thread had read over a different one. Lost: increment, decrement or any; BeforeDelete: the lost
+/// update precedes the object's first delete in the ring. Script: eventring.py, found from the manifest's place.
+/// </summary>
+public sealed record LostUpdateSpec(string Lost, bool BeforeDelete, string Script)
 {
-    internal static void Check(Signature sig, CellResult cell, string? label)
+    public static LostUpdateSpec Read(Fields f)
     {
-        if (sig.LostUpdate is not { } spec) return;
-        var why = Read(spec, cell, label, out var facts);
-        if (why is null)
-        {
-            var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
-            var all = facts.Lost.Count(spec.Matches);
-            cell.Metrics["lost_update"] = $"LWP {first.Thread} wrote {first.Wrote} over {first.Found} on {first.Object}";
-            cell.Metrics["lost_updates_in_ring"] = all;
-            cell.Detail += $"; the event ring shows LWP {first.Thread}'s exchange writing back {first.Wrote} over {first.Found}: "
-                           + $"{Math.Abs(first.Found - first.Wrote)} {(first.LostIncrement ? "increment" : "decrement")} overwritten"
-                           + (first.BeforeDelete ? " before the object's first delete" : "")
-                           + (all > 1 ? $" ({all} such in the ring)" : "");
-            return;
-        }
-        cell.Outcome = Outcome.WrongFailure;
-        cell.Detail += $"; but no lost update proven: {why}";
+        f.AllowOnly("lost", "beforeDelete");
+        var lost = f.Enum("lost", new Dictionary<string, string> { ["increment"] = "increment", ["decrement"] = "decrement", ["any"] = "any" },
+                          "increment", required: false);
+        // repros/<id>/repro.json: the corpus root is two folders up.
+        var script = Path.GetFullPath(Path.Combine(Path.GetDirectoryName(Path.GetFullPath(f.File))!, "..", "..",
+                                                   "harness", "native", "eventring", "eventring.py"));
+        if (!File.Exists(script)) throw f.Error($"needs {script}, the event ring reader, which is missing");
+        return new LostUpdateSpec(lost, f.BoolOr("beforeDelete", true), script);
     }
 
-    private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, out EventRingFacts? facts)
+    public bool Matches(LostUpdate l) => Lost switch
+    {
+        "increment" => l.Found > l.Wrote,
+        "decrement" => l.Found < l.Wrote,
+        _ => l.Found != l.Wrote,
+    };
+}
+
+/// <param name="InRing">Lost updates of the asked kind in the ring.</param>
+public sealed record LostUpdateFacts(string Object, int Thread, long Found, long Wrote, bool BeforeDelete, int InRing, string Ring);
+
+/// <summary>The lostUpdate evidence check: a crash is this bug only if the core's event ring shows the overwritten update.</summary>
+public sealed class LostUpdateEvidence : IEvidenceCheck
+{
+    public string Key => "lostUpdate";
+    public object ReadSpec(Fields f) => LostUpdateSpec.Read(f);
+
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (cs.Crash is not ({ Core: true } or { RingFile: not null }))
+            throw c.Error("a lostUpdate signature needs the crash capture with its core or its ringFile", "signature.lostUpdate");
+    }
+
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x) => Task.Run(() => Check(x.Case.Signature.Get<LostUpdateSpec>(Key)!, x.Cell, x.HitRun));
+
+    internal static EvidenceResult Check(LostUpdateSpec spec, CellResult cell, string? label)
+    {
+        const string key = "lostUpdate";
+        var why = Read(spec, cell, label, out var facts, out var ring);
+        if (why is not null) return EvidenceResult.Fail(key, $"no lost update proven: {why}");
+        var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
+        var all = facts.Lost.Count(spec.Matches);
+        var figure = $"LWP {first.Thread} wrote {first.Wrote} over {first.Found} on {first.Object}";
+        cell.Metrics["lost_update"] = figure;
+        cell.Metrics["lost_updates_in_ring"] = all;
+        return EvidenceResult.Hold(key,
+            $"the event ring shows LWP {first.Thread}'s exchange writing back {first.Wrote} over {first.Found}: "
+            + $"{Math.Abs(first.Found - first.Wrote)} {(first.LostIncrement ? "increment" : "decrement")} overwritten"
+            + (first.BeforeDelete ? " before the object's first delete" : "")
+            + (all > 1 ? $" ({all} such in the ring)" : ""),
+            new LostUpdateFacts(first.Object, first.Thread, first.Found, first.Wrote, first.BeforeDelete, all, ring!), $"lost update: {figure}");
+    }
+
+    private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, out EventRingFacts? facts, out string? ring)
     {
         facts = null;
+        ring = null;
         CaptureRecord? core;
         // A race names its hit run; a one-run family has one run and at most one core.
         // A ring file (written by the program where no core is) is read like a core.
@@ -114,8 +155,7 @@ internal static class LostUpdateEvidence
         label ??= core?.Run ?? "the run";
         if (core is null || !File.Exists(core.File))
         {
-            List<string> errors;
-            lock (cell.CaptureErrors) errors = [.. cell.CaptureErrors];
+            var errors = cell.CaptureErrorsNow();
             return $"no core or ring file of {label} to read the event ring from ({(errors.Count == 0 ? "no capture error recorded" : string.Join("; ", errors))})";
         }
         try
@@ -123,7 +163,8 @@ internal static class LostUpdateEvidence
             facts = core.Backend == "ring"
                 ? EventRingFacts.RunFile(ToolRunner.Instance, core.File, spec.Script)
                 : EventRingFacts.Run(ToolRunner.Instance, core.File, spec.Script);
-            File.WriteAllText(Path.Combine(Path.GetDirectoryName(core.File)!, "eventring.txt"), facts.Text);
+            ring = Path.Combine(Path.GetDirectoryName(core.File)!, "eventring.txt");
+            File.WriteAllText(ring, facts.Text);
         }
         catch (Exception e) when (e is InvalidOperationException or IOException or System.ComponentModel.Win32Exception)
         {

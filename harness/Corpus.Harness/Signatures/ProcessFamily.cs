@@ -1,31 +1,53 @@
 using Corpus.Harness.Containment;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Signatures;
 
+/// <param name="MemoryGrowthMBs">How fast the run's memory grew, when it ended at its budget.</param>
+public sealed record ProcessFacts(string Status, double WallSeconds, double PeakMB, double? MemoryGrowthMBs,
+                                  IReadOnlyDictionary<string, double> Metrics)
+{
+    public static ProcessFacts Of(RunResult run, IReadOnlyDictionary<string, double> metrics) =>
+        new(run.Status, Math.Round(run.WallSeconds, 3), Math.Round(run.PeakBytes / 1048576.0, 1),
+            (run.TimedOut || run.MemoryCapped) && ExponentialSweep.GrowthMBPerSec(run.Memory) is { } g ? Math.Round(g, 1) : null, metrics);
+
+    public IReadOnlyList<string> KeyFigures() =>
+        [Status, $"{WallSeconds:0.##} s", $"peak {PeakMB:0.#} MB", .. MemoryGrowthMBs is { } g ? new[] { $"memory +{g:0.#} MB/s" } : []];
+}
+
 /// <summary>One run, judged by exit status and output: the bug, clean, or a failure of another kind.</summary>
 public sealed class ProcessFamily : ISignatureFamily
 {
-    public string Name => "process";
-    public bool Runs(Signature signature) => true;
+    public const string Name = "process";
+    public string Key => Name;
+    public object ReadSpec(Fields f) => ProcessPattern.Read(f);
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (cs.Signature.Get<ProcessPattern>(Key)?.MaxSeconds is { } pm && pm >= cs.Budget.TimeoutSec)
+            throw c.Error($"maxSeconds {pm} must be shorter than the run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)", "signature.process.maxSeconds");
+    }
+
+    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
-        Record(cell, run, metrics);
-        (cell.Outcome, cell.Detail) = Classify(runs.Case.Signature, run);
+        var facts = Record(cell, run, metrics);
+        var (outcome, detail) = Classify(runs.Case.Signature, run);
+        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 
-    internal static void Record(CellResult cell, RunResult run, IReadOnlyDictionary<string, double> metrics)
+    internal static ProcessFacts Record(CellResult cell, RunResult run, IReadOnlyDictionary<string, double> metrics)
     {
         foreach (var kv in metrics) cell.Metrics[kv.Key] = kv.Value;
+        var facts = ProcessFacts.Of(run, metrics);
         cell.Metrics["wall_s"] = run.WallSeconds;
-        cell.Metrics["peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
+        cell.Metrics["peak_mb"] = facts.PeakMB;
         cell.Metrics["status"] = run.Status;
-        if ((run.TimedOut || run.MemoryCapped) && ExponentialSweep.GrowthMBPerSec(run.Memory) is { } rate)
-            cell.Metrics["memory_growth_mb_s"] = Math.Round(rate, 1);
+        if (facts.MemoryGrowthMBs is { } rate) cell.Metrics["memory_growth_mb_s"] = rate;
+        return facts;
     }
 
     /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>
@@ -33,8 +55,8 @@ public sealed class ProcessFamily : ISignatureFamily
     {
         if (sig.Unsupported is { } u && ProcessMatch.Mismatch(u.When, run) is null)
             return (Outcome.Unsupported, $"{u.Reason} ({run.Status})");
-        if (sig.Process is null) return (Outcome.Clean, run.Status);
-        var bug = ProcessMatch.Mismatch(sig.Process!, run);
+        if (sig.Get<ProcessPattern>(Name) is not { } process) return (Outcome.Clean, run.Status);
+        var bug = ProcessMatch.Mismatch(process, run);
         if (bug is null) return (Outcome.Reproduced, $"{run.Status}; output matches the signature");
         var clean = ProcessMatch.Mismatch(sig.Clean, run);
         if (clean is null)

@@ -1,33 +1,93 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Signatures;
 
+/// <summary>
+/// Leak family for shared memory: when the marker line appears, the shared memory charged to the cell has grown by
+/// about LeakBytes while the process's RSS stays small, and the process holds descriptors to unmapped shm/memfd
+/// objects of that size. After the run the cell's shared memory must be gone, within ReturnToleranceMB.
+/// </summary>
+public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnToleranceMB,
+                               double SettleSec)
+{
+    public static ShmemSpec Read(Fields f)
+    {
+        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
+        var leak = f.NumberOr("leakBytes", null, required: true, min: 0, above: true, max: 1L << 40)!.Value;
+        if (leak != Math.Floor(leak)) throw f.Error($"expected a whole number of bytes, found {leak}", "leakBytes");
+        // Fractions of the leak: 0 would demand an exact byte count, above 1 accepts anything.
+        return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10, min: 0, above: true, max: 1)!.Value,
+                             f.NumberOr("maxRssFraction", 0.10, min: 0, above: true, max: 1)!.Value,
+                             f.NumberOr("returnToleranceMB", 16, min: 0, above: true, max: 65536)!.Value,
+                             f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value);
+    }
+}
+
+/// <summary>A leak cell's figures. On Windows "cell shmem" and "held" are the page-file sections the process holds by handle.</summary>
+/// <param name="HostShmemDeltaMB">Host-wide, context only: another program moves it.</param>
+public sealed record LeakFacts(double LeakMB, double ShmemDeltaMB, double RssMB, int HeldObjects, double HeldFdOnlyMB,
+                               double AfterExitDeltaMB, double HostShmemDeltaMB, string Attribution, bool Windows)
+{
+    public IReadOnlyList<string> KeyFigures() => Windows
+        ? [$"working set {RssMB:0.0} MB", $"sections held by handle {HeldObjects} ({HeldFdOnlyMB:0.0} MB)", $"after exit {AfterExitDeltaMB:+0.0;-0.0} MB"]
+        : [$"cell shmem {ShmemDeltaMB:+0.0;-0.0} MB", $"RSS {RssMB:0.0} MB", $"held by fd {HeldObjects} ({HeldFdOnlyMB:0.0} MB)",
+           $"after exit {AfterExitDeltaMB:+0.0;-0.0} MB"];
+}
+
 /// <summary>Leak family for shared memory: one run, watched over time by a <see cref="ShmemProbe"/>.</summary>
 public sealed class ShmemFamily : ISignatureFamily
 {
-    public string Name => "shmem";
+    public string Key => "shmem";
+    public object ReadSpec(Fields f) => ShmemSpec.Read(f);
 
     // The program holds its memory for seconds while it is measured, and the verdict is memory, not time.
     public CellLane Lane => CellLane.Alongside;
-    public bool Runs(Signature signature) => signature.Shmem is not null;
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        var sh = cs.Signature.Get<ShmemSpec>(Key)!;
+        if (sh.SettleSec >= cs.Budget.TimeoutSec)
+            throw c.Error($"settling {sh.SettleSec} s after the marker must be shorter than the run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)",
+                          "signature.shmem.settleSec");
+    }
+
+    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
         runs.Progress($"{cell.Key} …");
-        var probe = new ShmemProbe(cs.Signature.Shmem!);
+        var probe = new ShmemProbe(cs.Signature.Get<ShmemSpec>(Key)!);
         LeakMeasure? leak = null;
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", cs.Timed, async p => leak = await probe.WatchAsync(p));
-        ProcessFamily.Record(cell, run, metrics);
+        var process = ProcessFamily.Record(cell, run, metrics);
         var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
-        if (outcome != Outcome.Unsupported && leak is not null)
-        {
-            Evidence.RecordLeak(cell, leak);
-            (outcome, detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
-                ? (Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
-                : probe.Judge(leak);
-        }
-        (cell.Outcome, cell.Detail) = (outcome, detail);
+        if (outcome == Outcome.Unsupported || leak is null)
+            return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
+        var facts = RecordLeak(cell, leak, probe);
+        (outcome, detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
+            ? (Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
+            : probe.Judge(leak);
+        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
+    }
+
+    private static LeakFacts RecordLeak(CellResult cell, LeakMeasure m, ShmemProbe probe)
+    {
+        static double Mb(long b) => Math.Round(b / 1048576.0, 1);
+        cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
+        cell.Metrics["host_shmem_delta_mb"] = Mb(m.HostShmemDeltaBytes);
+        cell.Metrics["shmem_attribution"] = m.Attribution;
+        cell.Metrics["rss_mb"] = Mb(m.RssBytes);
+        cell.Metrics["held_objects"] = m.HeldObjects;
+        cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
+        cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
+        cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
+        // On Windows the sampled figure is the system commit charge, host-wide context (ShmemProbe).
+        cell.TimeSeries[OperatingSystem.IsWindows() ? "system commit - baseline (MB), context" : "cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        if (m.HostSamples is { } host)
+            cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
+        return new LeakFacts(Mb(probe.Spec.LeakBytes), Mb(m.ShmemDeltaBytes), Mb(m.RssBytes), m.HeldObjects, Mb(m.HeldFdOnlyBytes),
+                             Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, OperatingSystem.IsWindows());
     }
 }

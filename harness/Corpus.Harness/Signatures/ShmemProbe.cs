@@ -28,6 +28,7 @@ public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long 
 public sealed class ShmemProbe
 {
     private readonly ShmemSpec _spec;
+    public ShmemSpec Spec => _spec;
     private readonly long _hostBaseline;
     private readonly List<(double, long, long)> _samples = [];
     private readonly List<(double, long)> _host = [];

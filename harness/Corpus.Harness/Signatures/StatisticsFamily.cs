@@ -1,4 +1,5 @@
 using Corpus.Harness.Containment;
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -10,13 +11,19 @@ namespace Corpus.Harness.Signatures;
 /// </summary>
 public sealed class StatisticsFamily : ISignatureFamily
 {
-    public string Name => "statistics";
-    public bool Runs(Signature signature) => signature.Statistics is not null;
+    public string Key => "statistics";
+    public string Refines => ProcessFamily.Name;
+    public object ReadSpec(Fields f) => StatisticsSpec.Read(f);
 
-    public async Task RunAsync(ICellRuns runs, CellResult cell)
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (!cs.Signature.Has(ProcessFamily.Name)) throw c.Error("repeats need a 'process' signature to count hits", "signature.statistics");
+    }
+
+    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
-        var st = cs.Signature.Statistics!;
+        var st = cs.Signature.Get<StatisticsSpec>(Key)!;
         var needed = st.RunsForClean;
         var clock = System.Diagnostics.Stopwatch.StartNew();
         int started = 0, done = 0, hits = 0;
@@ -66,27 +73,69 @@ public sealed class StatisticsFamily : ISignatureFamily
             }
             if (done % 50 == 0) runs.Progress($"{cell.Key} {hits}/{done} hits, {clock.Elapsed.TotalSeconds:0} s");
         }
-        var rate = Evidence.RecordRate(cell, hits, done, clock.Elapsed.TotalSeconds, needed);
-        if (unsupported is not null)
-            (cell.Outcome, cell.Detail) = (Outcome.Unsupported, unsupported);
-        else if (failure is not null)
-            (cell.Outcome, cell.Detail) = (Outcome.WrongFailure, failure);
-        else if (hits > 0)
-        {
-            cell.Outcome = Outcome.Reproduced;
-            cell.Detail = $"first hit in {firstHit} ({rate}); output matches the signature";
-            cell.HitRun = firstHit;
-        }
-        else if (done >= needed)
-        {
-            cell.Outcome = Outcome.Clean;
-            cell.Detail = $"0 hits in {done} runs: p < {RaceStatistics.UpperBoundAfterZeroHits(done):P2} at 95% (needed {needed} runs for p < {st.Epsilon:P0})";
-        }
-        else
-        {
-            cell.Outcome = Outcome.Error;
-            cell.Detail = $"inconclusive: 0 hits in {done} runs within the {st.BudgetSec:0} s budget; "
-                          + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)";
-        }
+        var seconds = clock.Elapsed.TotalSeconds;
+        var rate = RecordRate(cell, hits, done, seconds, needed);
+        // Which limit ended the runs, so a rate is never read as a budget's verdict.
+        var stoppedBy = hits > 0 && forced is null ? "the first hit" : forced is not null ? $"RUNS={forced}"
+            : done >= needed ? $"{needed} clean runs" : done >= st.MaxRuns ? $"maxRuns {st.MaxRuns}" : $"the {st.BudgetSec:0} s budget";
+        var facts = new RaceFacts(hits, done, Math.Round(rate.Point, 4), [Math.Round(rate.Low, 4), Math.Round(rate.High, 4)], needed,
+                                  hits == 0 ? Math.Round(RaceStatistics.UpperBoundAfterZeroHits(done), 4) : null, st.Epsilon,
+                                  Math.Round(seconds, 1), done == 0 ? 0 : Math.Round(seconds / done, 3), firstHit, stoppedBy);
+        Verdict V(Outcome o, string d) => new(o, d) { Facts = facts, KeyFigures = facts.KeyFigures(), HitRun = o == Outcome.Reproduced ? firstHit : null };
+        if (unsupported is not null) return V(Outcome.Unsupported, unsupported);
+        if (failure is not null) return V(Outcome.WrongFailure, failure);
+        if (hits > 0) return V(Outcome.Reproduced, $"first hit in {firstHit} ({rate}); output matches the signature");
+        if (done >= needed)
+            return V(Outcome.Clean, $"0 hits in {done} runs: p < {RaceStatistics.UpperBoundAfterZeroHits(done):P2} at 95% (needed {needed} runs for p < {st.Epsilon:P0})");
+        return V(Outcome.Error, $"inconclusive: 0 hits in {done} runs, ended by {stoppedBy} after {seconds:0.#} s; "
+                                + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)");
+    }
+
+    internal static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
+    {
+        var rate = RaceStatistics.Wilson(hits, runs);
+        cell.Metrics["hits"] = hits;
+        cell.Metrics["runs"] = runs;
+        cell.Metrics["rate"] = Math.Round(rate.Point, 4);
+        cell.Metrics["rate_ci95"] = new[] { Math.Round(rate.Low, 4), Math.Round(rate.High, 4) };
+        cell.Metrics["runs_for_clean"] = needed;
+        if (hits == 0) cell.Metrics["p_upper95"] = Math.Round(RaceStatistics.UpperBoundAfterZeroHits(runs), 4);
+        cell.Metrics["race_s"] = Math.Round(seconds, 1);
+        cell.Metrics["s_per_run"] = runs == 0 ? 0 : Math.Round(seconds / runs, 3);
+        return rate;
+    }
+}
+
+/// <param name="RateCi95">The 95% Wilson interval of the rate.</param>
+/// <param name="PUpper95">With no hit: the rate is below this at 95%.</param>
+/// <param name="StoppedBy">Which limit ended the runs: the first hit, enough clean runs, RUNS=N, maxRuns or the budget.</param>
+public sealed record RaceFacts(int Hits, int Runs, double Rate, double[] RateCi95, int RunsForClean, double? PUpper95, double Epsilon,
+                               double Seconds, double SecondsPerRun, string? FirstHit, string StoppedBy)
+{
+    private static string Percent(double d) => (d * 100).ToString("0.##", System.Globalization.CultureInfo.InvariantCulture) + "%";
+
+    public IReadOnlyList<string> KeyFigures() =>
+        [$"hits {Hits}/{Runs}, rate {Percent(Rate)} [{Percent(RateCi95[0])}, {Percent(RateCi95[1])}]",
+         .. PUpper95 is { } p ? new[] { $"rate < {Percent(p)} at 95%" } : [],
+         $"{SecondsPerRun.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture)} s/run"];
+}
+
+/// <summary>Races: repeat a run until the first hit, or until enough clean runs bound the rate below epsilon.</summary>
+/// <param name="Parallel">Runs at a time; independent processes, so a clean verdict's 300 runs fit the budget.</param>
+public sealed record StatisticsSpec(double Epsilon, int MaxRuns, double BudgetSec, int Parallel = 1)
+{
+    public int RunsForClean => RaceStatistics.RunsForClean(Epsilon);
+
+    public static StatisticsSpec Read(Fields f)
+    {
+        f.AllowOnly("epsilon", "maxRuns", "budgetSec", "parallel");
+        var eps = f.NumberOr("epsilon", 0.01)!.Value;
+        if (eps is <= 0 or >= 1) throw f.Error($"must be between 0 and 1, found {eps}", "epsilon");
+        var spec = new StatisticsSpec(eps, f.IntOr("maxRuns", 1000, min: 1, max: 1_000_000)!.Value,
+                                      f.NumberOr("budgetSec", 120, min: 0, above: true, max: 86400)!.Value,
+                                      f.IntOr("parallel", 1, min: 1, max: 64)!.Value);
+        if (spec.MaxRuns < spec.RunsForClean)
+            throw f.Error($"{spec.MaxRuns} runs can never show p < {eps} at 95%; at least {spec.RunsForClean} are needed", "maxRuns");
+        return spec;
     }
 }

@@ -61,8 +61,8 @@ public sealed record Launch(string File, IReadOnlyList<string> Args, IReadOnlyDi
 public sealed record LaunchOptions(IReadOnlyDictionary<string, string> Env, bool PerfMap, bool Display = false);
 
 /// <param name="Heap">The case asks snapshots for heap statistics.</param>
-/// <param name="Holds">The case's family waits (a hang): the process stays put for seconds after the marker.</param>
-public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap, bool Holds = false);
+/// <param name="HoldsStill">The case's family holds still (a hang): the process stays put for seconds after the marker.</param>
+public sealed record CaptureContext(IToolRunner Tools, string Root, bool Heap, bool HoldsStill = false);
 
 /// <summary>
 /// What a cell gets around its runs and must give back afterwards. The default is nothing; kinds that need a

@@ -66,7 +66,7 @@ public abstract class WineKindBase : ISubjectKind
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
     public virtual ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
-        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.Holds ? 75 : 20);
+        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.HoldsStill ? 75 : 20);
 
     public string CrashExecutable(Subject s, string program) => program;
 
@@ -109,7 +109,7 @@ public sealed class WineDotnetKind : WineKindBase
     /// program: filemapping-leak's 4 s hold on wine-net8 lost its REPRO-DONE that way. So only cases whose family waits
     /// (a hang holds still for its whole length) get it. Managed frames stay unnamed: the DAC does not cross.
     /// </summary>
-    public override ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => context.Holds ? base.SnapshotBackend(s, context)
+    public override ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => context.HoldsStill ? base.SnapshotBackend(s, context)
         : new UnavailableBackend("winedbg", "not taken for .NET under Wine outside a hang: winedbg --minidump took 7 to more than 20 s "
                                  + "and holds the program's exit while attached (a killed winedbg killed the program); managed stacks of a "
                                  + "Windows .NET process cannot be read on Linux");

@@ -1,6 +1,6 @@
 using Corpus.Harness.Json;
 
-namespace Corpus.Harness.Model;
+namespace Corpus.Harness.Signatures;
 
 /// <summary>
 /// Hang family: a UI thread's call blocks for seconds and is released when another thread exits. The program prints

@@ -1,0 +1,36 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Json;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>What an evidence check reads: the case, the cell's captures and the run the family named as its hit.</summary>
+public sealed record EvidenceContext(CaseSpec Case, Subject Subject, CellResult Cell, ICaptureBackend Backend, ICellRuns Runs,
+                                     string? HitRun);
+
+/// <summary>
+/// An evidence check: facts a reproduction must also show (a frame in a snapshot, live instances in a heap, a
+/// pointer freed twice in a core). It runs only once the family says "reproduced"; a check that fails turns the cell
+/// into a wrong-failure. Adding one is one class and one registration (<see cref="SignatureFamilies.With(IEvidenceCheck)"/>).
+/// </summary>
+public interface IEvidenceCheck
+{
+    /// <summary>Its key: a block of the case's signature, e.g. "stacks".</summary>
+    string Key { get; }
+
+    /// <summary>False for a check whose spec lives elsewhere in the case (time travel: under "capture").</summary>
+    bool InSignature => true;
+
+    /// <summary>Runs only when the cheaper checks held (it starts a process of its own).</summary>
+    bool Expensive => false;
+
+    object ReadSpec(Fields f);
+
+    /// <summary>Checks that need the whole case (e.g. the capture it reads); throws a field error.</summary>
+    void Validate(CaseSpec cs, Fields c) { }
+
+    bool Applies(CaseSpec cs, Subject subject) => cs.Signature.Has(Key);
+
+    Task<EvidenceResult> CheckAsync(EvidenceContext context);
+}
