@@ -115,7 +115,7 @@ public class ExponentialSweepTests
         """;
 
     private static string Manifest(string reproducedMin, string cleanMax) => $$"""
-        { "id": "ID", "title": "t", "kind": "hang", "references": ["r"], "languages": ["csharp"], "platforms": ["windows"],
+        { "id": "ID", "title": "t", "category": "hang", "references": ["r"], "languages": ["csharp"], "platforms": ["windows"],
           "subjects": ["mono"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.cs"] } },
           "cases": [ { "id": "one", "args": ["{n}"], "signature": { "complexity": { "shape": "exponential", "metric": "t",
             "sizes": [1, 2, 3], "reproducedMin": {{reproducedMin}}, "cleanMax": {{cleanMax}} } } } ] }

@@ -20,7 +20,7 @@ public sealed class HoldingCorpus : IDisposable
         Directory.CreateDirectory(Path.Combine(Root, "harness"));
         File.WriteAllText(Path.Combine(repro, "repro.json"), """
             {
-              "id": "hold", "title": "holds shared memory and sleeps", "kind": "race", "references": ["a containment test"],
+              "id": "hold", "title": "holds shared memory and sleeps", "category": "race", "references": ["a containment test"],
               "languages": ["cpp"], "subjects": ["linux"], "variants": ["bug"],
               "build": { "cmake": { "dir": "cpp" } },
               "budget": { "timeoutSec": 120, "memoryMB": 1024 },

@@ -14,7 +14,7 @@ public sealed class InputValidationTests : IDisposable
 
     private const string GoodManifest = """
         {
-          "id": "ID", "title": "t", "kind": "perf", "references": ["r"], "languages": ["csharp"],
+          "id": "ID", "title": "t", "category": "perf", "references": ["r"], "languages": ["csharp"],
           "subjects": ["mono", "net10"], "variants": ["bug"],
           "build": { "mono": { "sources": ["src/*.cs"] } },
           "cases": [ { "id": "main", "args": ["x"], "signature": { "process": { "exit": "nonzero", "output": ["boom"] } } } ]
@@ -124,7 +124,7 @@ public sealed class InputValidationTests : IDisposable
     [Fact]
     public void SyntaxErrorGivesLine()
     {
-        var e = ManifestError(GoodManifest.Replace("\"kind\": \"perf\",", "\"kind\": perf,"));
+        var e = ManifestError(GoodManifest.Replace("\"category\": \"perf\",", "\"category\": perf,"));
         Assert.Equal("(syntax)", e.Field);
         Assert.Contains("line 2", e.Problem);
     }
@@ -163,12 +163,12 @@ public sealed class InputValidationTests : IDisposable
     public void OneBrokenReproDoesNotStopTheOthers()
     {
         Write("good", GoodManifest);
-        Write("broken", GoodManifest.Replace("\"kind\": \"perf\"", "\"kind\": \"slow\""));
+        Write("broken", GoodManifest.Replace("\"category\": \"perf\"", "\"category\": \"slow\""));
         Directory.CreateDirectory(Path.Combine(_root, "repros", "empty"));
         var catalog = Catalog.Load(_root);
         Assert.Equal(["good"], catalog.Entries.Select(e => e.Manifest.Id));
         Assert.Equal(2, catalog.Errors.Count);
-        Assert.Contains(catalog.Errors, e => e.StartsWith("repros/broken/repro.json: field 'kind': 'slow' is not one of"));
+        Assert.Contains(catalog.Errors, e => e.StartsWith("repros/broken/repro.json: field 'category': 'slow' is not one of"));
         Assert.Contains(catalog.Errors, e => e.StartsWith("repros/empty/repro.json: field '(file)'"));
     }
 
@@ -177,7 +177,7 @@ public sealed class InputValidationTests : IDisposable
                                string subjects = "[\"mono\", \"net10\"]", string variants = "[\"bug\"]",
                                string build = "{ \"mono\": { \"sources\": [\"src/*.cs\"] } }", string top = "", string caseExtra = "") => $$"""
         {
-          "id": "ID", "title": "t", "kind": "perf", "references": ["r"], "languages": ["csharp"], {{top}}
+          "id": "ID", "title": "t", "category": "perf", "references": ["r"], "languages": ["csharp"], {{top}}
           "subjects": {{subjects}}, "variants": {{variants}}, "build": {{build}},
           "cases": [ { "id": "main", "args": {{args}}, {{caseExtra}} "signature": {{signature}}{{(capture is null ? "" : $", \"capture\": {capture}")}} } ]
         }

@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using System.Text.Json;
 using Corpus.Harness.Runner;
 
@@ -51,7 +52,7 @@ public sealed class ListCommandTests : IDisposable
     public void AnUnknownNameIsAnInputError()
     {
         _corpus.Write("w");
-        var e = Assert.Throws<InputErrorException>(() => List("--repro", "nope"));
+        var e = Assert.Throws<InputException>(() => List("--repro", "nope"));
         Assert.Contains("no repro 'nope'", e.Message);
     }
 }

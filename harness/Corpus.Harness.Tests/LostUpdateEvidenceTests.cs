@@ -105,7 +105,7 @@ public sealed class LostUpdateEvidenceTests : IDisposable
             }
             """);
         File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
-            { "id": "ring", "title": "t", "kind": "race", "references": ["r"], "languages": ["cpp"],
+            { "id": "ring", "title": "t", "category": "race", "references": ["r"], "languages": ["cpp"],
               "subjects": ["linux"], "variants": ["bug", "fix"], "build": { "cmake": { "dir": "cpp" } },
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
               "cases": [ { "id": "main", "program": "cmake:ring", "args": ["{variant}"],

@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Containment;
 using Corpus.Harness.Model;
@@ -76,7 +77,7 @@ public sealed class PluginSeamTests : IDisposable
         Directory.CreateDirectory(Path.Combine(dir, "src"));
         File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), script);
         File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
-            { "id": "seam", "title": "t", "kind": "crash", "references": ["r"], "languages": ["sh"],
+            { "id": "seam", "title": "t", "category": "crash", "references": ["r"], "languages": ["sh"],
               "subjects": ["mono"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
               "cases": [ { "id": "main", "args": ["{variant}"], "signature": {{signature}} } ] }

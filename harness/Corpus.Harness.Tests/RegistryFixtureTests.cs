@@ -70,7 +70,7 @@ public sealed class RegFileTests : IDisposable
         File.WriteAllText(Path.Combine(dir, "fixture", "bug.reg"), NgenCorrupt);
         File.WriteAllText(Path.Combine(dir, "fixture", "bad.reg"), "Windows Registry Editor Version 5.00\n[HKEY_NOWHERE\\X]\n");
         File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
-            { "id": "fx", "title": "t", "kind": "leak", "references": ["r"], "languages": ["cpp"], "subjects": {{subjects}},
+            { "id": "fx", "title": "t", "category": "leak", "references": ["r"], "languages": ["cpp"], "subjects": {{subjects}},
               "variants": ["bug", "fix"], "build": { "cmake": { "dir": "cpp" } },
               "cases": [ { "id": "c", "program": "cmake:read", "args": ["{variant}"], "fixture": {{fixture}},
                            "signature": { {{signature}} } } ] }
@@ -311,7 +311,7 @@ public sealed class RegistryFixtureKillTests(ITestOutputHelper output) : IDispos
         File.WriteAllText(Path.Combine(repro, "fixture.reg"),
                           "Windows Registry Editor Version 5.00\n\n[HKEY_LOCAL_MACHINE\\Software\\Microsoft\\Notepad]\n\"CorpusFixture\"=dword:00000001\n");
         File.WriteAllText(Path.Combine(repro, "repro.json"), """
-            { "id": "fx", "title": "holds with a fixture applied", "kind": "hang", "references": ["a containment test"],
+            { "id": "fx", "title": "holds with a fixture applied", "category": "hang", "references": ["a containment test"],
               "languages": ["cpp"], "subjects": ["wine"], "variants": ["bug"], "build": { "cmake": { "dir": "cpp" } },
               "budget": { "timeoutSec": 150, "memoryMB": 1024 },
               "cases": [ { "id": "hold", "program": "cmake:hold", "args": ["{variant}"],

@@ -60,7 +60,7 @@ public sealed class SanitizerKindTests : IDisposable
             """);
         File.WriteAllText(Path.Combine(dir, "cpp", "san.cpp"), source);
         File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
-            { "id": "san", "title": "t", "kind": "crash", "references": ["r"], "languages": ["cpp"],
+            { "id": "san", "title": "t", "category": "crash", "references": ["r"], "languages": ["cpp"],
               "subjects": ["linux-asan"], "variants": ["bug", "fix"], "build": { "cmake": { "dir": "cpp" } },
               "budget": { "timeoutSec": 60, "memoryMB": 1024 },
               "cases": [ { "id": "main", "program": "cmake:san", "args": ["{variant}"],

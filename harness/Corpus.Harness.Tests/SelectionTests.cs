@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
 
@@ -18,7 +19,7 @@ public sealed class SelectionTests : IDisposable
     }
 
     private string SelectError(string repros = "", string cases = "", string variants = "", string exclude = "") =>
-        Assert.Throws<InputErrorException>(() => Select(repros, cases, variants, exclude: exclude)).Message;
+        Assert.Throws<InputException>(() => Select(repros, cases, variants, exclude: exclude)).Message;
 
     [Fact]
     public void AllCellsOfTheDefaultSubjects()
@@ -89,9 +90,9 @@ public sealed class SelectionTests : IDisposable
         Assert.Equal(["cpp"], Select("m", subjects: "linux").Cells.Select(c => c.Case.Id).Distinct());
         Assert.Equal(10, Select("m").Cells.Count);
         Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): they run native programs (cmake:TARGET), which need a native subject",
-                     Assert.Throws<InputErrorException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
+                     Assert.Throws<InputException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
         Assert.Equal("--subject: linux can run none of the selected cases (m:one): they run the .NET/Mono program, which needs a runtime subject",
-                     Assert.Throws<InputErrorException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
+                     Assert.Throws<InputException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
     }
 
     [Fact]
@@ -99,7 +100,7 @@ public sealed class SelectionTests : IDisposable
     {
         _corpus.Write("a");
         Assert.Equal("--subject: 'mono' is given twice, which would run every cell twice",
-                     Assert.Throws<InputErrorException>(() => Select("a", subjects: "mono,net10,mono")).Message);
+                     Assert.Throws<InputException>(() => Select("a", subjects: "mono,net10,mono")).Message);
     }
 
     [Fact]

@@ -25,7 +25,7 @@ public sealed class TestCorpus : IDisposable
 
     public const string WindowsOnly = """
         {
-          "id": "ID", "title": "t", "kind": "leak", "references": ["r"], "languages": ["csharp"], "platforms": ["windows"],
+          "id": "ID", "title": "t", "category": "leak", "references": ["r"], "languages": ["csharp"], "platforms": ["windows"],
           "subjects": ["mono", "net10"], "variants": ["bug", "fix"],
           "build": { "mono": { "sources": ["src/*.cs"] } },
           "cases": [

@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using System.Diagnostics;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Containment;
@@ -66,7 +67,7 @@ public static class Program
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
-        catch (InputErrorException e)
+        catch (InputException e)
         {
             Console.Error.WriteLine($"corpus: {e.Message}");
             return RunExit.InputError;
@@ -220,10 +221,10 @@ public static class Program
     {
         var colon = spec.IndexOf(':');
         if (colon > 0 && spec[(colon + 1)..].Trim().Length == 0)
-            throw new InputErrorException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
+            throw new InputException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
         var subject = Subject.Resolve(spec, root);
         if (subject.IsUsers && subject.Unavailable is { } why)
-            throw new InputErrorException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
+            throw new InputException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
         return subject;
     }
 

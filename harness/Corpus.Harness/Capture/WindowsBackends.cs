@@ -50,20 +50,9 @@ public sealed class WindowsProcDump : ICaptureBackend
     public string? Path { get; }
     public string? Unavailable { get; }
 
-    /// <summary>-s/-n: a full dump every interval seconds, count times.</summary>
-    public static IReadOnlyList<string> TimedArgs(int pid, string dir, int intervalSec, int count) =>
-        ["-accepteula", "-ma", "-s", intervalSec.ToString(), "-n", count.ToString(), pid.ToString(), dir];
-
     /// <summary>-e -x: launch and dump on an unhandled exception (a crash).</summary>
     public static IReadOnlyList<string> CrashArgs(string dir, string program, IReadOnlyList<string> args) =>
         ["-accepteula", "-ma", "-e", "-x", dir, program, .. args];
-
-    /// <summary>-m: a full dump when commit exceeds the threshold.</summary>
-    public static IReadOnlyList<string> MemoryArgs(int pid, string dir, int megabytes) =>
-        ["-accepteula", "-ma", "-m", megabytes.ToString(), pid.ToString(), dir];
-
-    /// <summary>-h: a full dump when a window of the process stops answering for 5 s.</summary>
-    public static IReadOnlyList<string> HungWindowArgs(int pid, string dir) => ["-accepteula", "-ma", "-h", pid.ToString(), dir];
 
     /// <summary>The crash capture: the program runs as procdump's child, inside the same Job Object as procdump.</summary>
     public Launch WrapCrash(Launch launch, string dir) =>
@@ -75,14 +64,6 @@ public sealed class WindowsProcDump : ICaptureBackend
         var file = System.IO.Path.Combine(dir, $"snapshot-{index}.dmp");
         return Task.FromResult(Dump(["-accepteula", "-ma", target.Pid.ToString(), file], file, target.Elapsed, TimeSpan.FromMinutes(5)));
     }
-
-    /// <summary>-m: waits (up to the timeout) until the process's commit passes the threshold, then dumps it.</summary>
-    public Task<CaptureRecord> CommitTriggerAsync(ContainedProcess target, string dir, int megabytes, TimeSpan timeout) =>
-        Task.Run(() => Dump(MemoryArgs(target.Pid, dir, megabytes), dir, target.Elapsed, timeout));
-
-    /// <summary>-h: waits (up to the timeout) for a hung window of the process, then dumps it.</summary>
-    public Task<CaptureRecord> HungWindowAsync(ContainedProcess target, string dir, TimeSpan timeout) =>
-        Task.Run(() => Dump(HungWindowArgs(target.Pid, dir), dir, target.Elapsed, timeout));
 
     /// <summary>Runs procdump; the dump is the named .dmp file, or the newest .dmp in the folder procdump was given.</summary>
     private CaptureRecord Dump(IReadOnlyList<string> args, string fileOrDir, double at, TimeSpan timeout)

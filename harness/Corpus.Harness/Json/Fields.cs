@@ -1,14 +1,23 @@
+using Corpus.Harness.Json;
 using System.Text.Json;
 
 namespace Corpus.Harness.Json;
 
-/// <summary>A manifest or expected file that cannot be used; names the file and the field.</summary>
-public sealed class InputException(string file, string field, string problem)
-    : Exception($"{file}: field '{field}': {problem}")
+/// <summary>
+/// Bad input: a manifest or expected file that cannot be used (naming the file and the field), or an invocation
+/// that cannot be run (a name that matches nothing, a subject that runs none of the cases). Either way exit 2.
+/// </summary>
+public sealed class InputException : Exception
 {
-    public string File { get; } = file;
-    public string Field { get; } = field;
-    public string Problem { get; } = problem;
+    public InputException(string file, string field, string problem) : base($"{file}: field '{field}': {problem}") =>
+        (File, Field, Problem) = (file, field, problem);
+
+    public InputException(string invocation) : base(invocation) => Problem = invocation;
+
+    /// <summary>The file and field at fault; null for an invocation.</summary>
+    public string? File { get; }
+    public string? Field { get; }
+    public string Problem { get; }
 }
 
 /// <summary>

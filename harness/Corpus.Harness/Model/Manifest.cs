@@ -247,12 +247,12 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
 }
 
 public sealed partial record Manifest(
-    string File, string Dir, string Id, string Title, string Kind, IReadOnlyList<string> References,
+    string File, string Dir, string Id, string Title, string Category, IReadOnlyList<string> References,
     IReadOnlyList<string> Languages, IReadOnlyList<string> Platforms, IReadOnlyList<string> Subjects,
     IReadOnlyList<string> Variants, BuildSpec Build, IReadOnlyList<CaseSpec> Cases)
 {
     public static readonly Budget DefaultBudget = new(120, 2048);
-    private static readonly Dictionary<string, string> Kinds =
+    private static readonly Dictionary<string, string> Categories =
         new[] { "crash", "hang", "leak", "perf", "race" }.ToDictionary(k => k);
     private static readonly string[] KnownPlatforms = ["linux", "windows"];
 
@@ -260,7 +260,7 @@ public sealed partial record Manifest(
     {
         families ??= SignatureFamilies.Default;
         var f = Fields.Load(file);
-        f.AllowOnly("id", "title", "kind", "references", "languages", "platforms", "subjects", "variants",
+        f.AllowOnly("id", "title", "category", "references", "languages", "platforms", "subjects", "variants",
                     "build", "budget", "env", "cases");
         var dir = Path.GetDirectoryName(Path.GetFullPath(file))!;
         var id = f.Name("id");
@@ -319,7 +319,7 @@ public sealed partial record Manifest(
             if (cases.Any(x => x.Id == spec.Id)) throw c.Error($"duplicate case id '{spec.Id}'", "id");
             cases.Add(spec);
         }
-        return new Manifest(file, dir, id, f.String("title"), f.Enum("kind", Kinds),
+        return new Manifest(file, dir, id, f.String("title"), f.Enum("category", Categories),
                             f.Strings("references"), f.Strings("languages"), platforms, subjects,
                             variants, buildSpec, cases);
     }

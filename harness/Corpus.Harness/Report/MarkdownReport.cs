@@ -224,11 +224,10 @@ public sealed class MarkdownReport(IToolRunner tools)
                 xs.AddRange(points.Select(p => p.X));
                 var own = metric == c.SeriesMetric;
                 var semi = Scale(c) == PlotScale.SemiLog;
-                var verdictSlope = own && c.Verdict?.Facts is ComplexityFacts { Slope: { } v } ? v : (double?)null;
                 var fitted = Slope(points, semi);
-                var slope = semi
-                    ? verdictSlope is { } x ? string.Format(inv, "×{0:0.00} per level", x) : fitted is { } ff ? string.Format(inv, "×{0:0.00} per level", ff.Factor) : ""
-                    : verdictSlope is { } y ? string.Format(inv, "slope {0:0.00}", y) : fitted is { } f ? string.Format(inv, "slope {0:0.00}", f.Exponent) : "";
+                var slope = own && c.Verdict?.PlotLabel is { } label ? label
+                    : fitted is null ? ""
+                    : semi ? string.Format(inv, "×{0:0.00} per level", fitted.Factor) : string.Format(inv, "slope {0:0.00}", fitted.Exponent);
                 plots.Add($"'{name}.dat' index {index++} using 1:2 with linespoints lw 2 lc {color} "
                           + $"{(own ? "dt 1 pt 7" : "dt 2 pt 6")} title '{c.Key.Subject} {metric} ({slope})'");
             }

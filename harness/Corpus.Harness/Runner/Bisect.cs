@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using System.Diagnostics;
 using System.Text.Json;
 using Corpus.Harness.Model;
@@ -91,18 +92,18 @@ internal static class BisectCommand
         if (names.Count < 2) throw new ArgumentException("bisect needs --subjects S1,S2,… (at least two, oldest first)");
         var catalog = Catalog.Load(root);
         var entry = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)
-                    ?? throw new InputErrorException(catalog.InputErrors.FirstOrDefault(e => e.Repro == repro)?.Message
+                    ?? throw new InputException(catalog.InputErrors.FirstOrDefault(e => e.Repro == repro)?.Message
                                                      ?? $"no repro '{repro}' (repros: {string.Join(", ", catalog.Entries.Select(e => e.Manifest.Id))})");
         var m = entry.Manifest;
         var cs = args.Get("case") is { } c
-            ? m.Cases.FirstOrDefault(x => x.Id == c) ?? throw new InputErrorException($"no case '{c}' in {m.Id} (cases: {string.Join(", ", m.Cases.Select(x => x.Id))})")
-            : m.Cases.Count == 1 ? m.Cases[0] : throw new InputErrorException($"{m.Id} has several cases: give --case ({string.Join(", ", m.Cases.Select(x => x.Id))})");
+            ? m.Cases.FirstOrDefault(x => x.Id == c) ?? throw new InputException($"no case '{c}' in {m.Id} (cases: {string.Join(", ", m.Cases.Select(x => x.Id))})")
+            : m.Cases.Count == 1 ? m.Cases[0] : throw new InputException($"{m.Id} has several cases: give --case ({string.Join(", ", m.Cases.Select(x => x.Id))})");
         var variant = args.Get("variant") ?? (m.Variants.Count == 1 ? m.Variants[0]
-            : throw new InputErrorException($"{m.Id} has several variants: give --variant ({string.Join(", ", m.Variants)})"));
-        if (!m.Variants.Contains(variant)) throw new InputErrorException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
+            : throw new InputException($"{m.Id} has several variants: give --variant ({string.Join(", ", m.Variants)})"));
+        if (!m.Variants.Contains(variant)) throw new InputException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
         var subjects = names.Select(n => Program.ResolveSubject(n, root)).ToList();
         foreach (var s in subjects.Where(s => s.Kind.Program != cs.ProgramKind))
-            throw new InputErrorException($"{s.Name} cannot run case {cs.Id}: it runs {Selection.Describe(s.Kind.Program)}, the case needs {Selection.Describe(cs.ProgramKind)}");
+            throw new InputException($"{s.Name} cannot run case {cs.Id}: it runs {Selection.Describe(s.Kind.Program)}, the case needs {Selection.Describe(cs.ProgramKind)}");
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
         if (Containment.Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");

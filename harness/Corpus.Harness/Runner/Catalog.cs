@@ -39,7 +39,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<InputEr
             }
             catch (InputException e)
             {
-                errors.Add(new(Path.GetFileName(dir), $"{Rel(root, e.File)}: field '{e.Field}': {e.Problem}"));
+                errors.Add(new(Path.GetFileName(dir), $"{Rel(root, e.File!)}: field '{e.Field}': {e.Problem}"));
             }
         }
         var known = entries.Select(e => e.Manifest.Id).ToHashSet();

@@ -1,9 +1,9 @@
+using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Runner;
 
 /// <summary>A selection or subject that cannot be run as given: exit 2, with the reason and without the usage text.</summary>
-public sealed class InputErrorException(string message) : Exception(message);
 
 /// <summary>What `corpus run` was asked for; empty lists mean "all" (or, for subjects, each case's defaults).</summary>
 public sealed record Filter(IReadOnlyList<string> Repros, IReadOnlyList<string> Cases, IReadOnlyList<string> Variants,
@@ -23,7 +23,7 @@ public static class Selection
         var explicitRepros = filter.Repros.Count > 0;
         var errors = catalog.InputErrors.Where(e => !explicitRepros || filter.Repros.Contains(e.Repro)).Select(e => e.Message).ToList();
         // The selected repros' input errors go with any selection error: one of them may hold the missing name.
-        InputErrorException Fail(string message) =>
+        InputException Fail(string message) =>
             new(string.Join("\n", errors.Select(e => $"INPUT ERROR {e}").Prepend(message)));
         var unknown = filter.Repros.Where(r => catalog.Entries.All(e => e.Manifest.Id != r)
                                                && catalog.InputErrors.All(e => e.Repro != r)).ToList();

@@ -1,3 +1,4 @@
+using Corpus.Harness.Json;
 using System.Diagnostics;
 using System.Text.Json;
 using Corpus.Harness.Capture;
@@ -33,12 +34,12 @@ public static class WindowsSmoke
         foreach (var c in doc.RootElement.GetProperty("cells").EnumerateArray())
         {
             string Field(string name) => c.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString()!
-                : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': missing or not a string");
+                : throw new InputException($"{ExpectationsFile}: field 'cells[{i}].{name}': missing or not a string");
             string Outcome(string name)
             {
                 var outcome = Field(name);
                 return new[] { "reproduced", "clean", "wrong-failure", "unsupported", "error" }.Contains(outcome) ? outcome
-                    : throw new InputErrorException($"{ExpectationsFile}: field 'cells[{i}].{name}': '{outcome}' is not an outcome");
+                    : throw new InputException($"{ExpectationsFile}: field 'cells[{i}].{name}': '{outcome}' is not an outcome");
             }
             list.Add(new Expect(Field("repro"), Field("case"), Field("variant"), Outcome("outcome"), Field("reason"),
                                 Outcome("windowsOutcome"), Field("windowsReason")));
@@ -52,10 +53,10 @@ public static class WindowsSmoke
         var clock = Stopwatch.StartNew();
         var expects = LoadExpectations(root);
         if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
-        if (!File.Exists(exe)) throw new InputErrorException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
+        if (!File.Exists(exe)) throw new InputException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
         var catalog = Catalog.Load(root);
         var wine = Subject.Resolve("wine", root);
-        if (wine.Unavailable is { } why) throw new InputErrorException($"winsmoke needs the wine subject: {why}");
+        if (wine.Unavailable is { } why) throw new InputException($"winsmoke needs the wine subject: {why}");
         var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         var dir = Path.Combine(root, "artifacts", $"winsmoke-{stamp}-{Environment.ProcessId}");
         Directory.CreateDirectory(dir);
@@ -65,10 +66,10 @@ public static class WindowsSmoke
         foreach (var (repro, cs) in expects.Select(e => (e.Repro, e.Case)).Distinct())
         {
             var m = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)?.Manifest
-                    ?? throw new InputErrorException($"{ExpectationsFile}: repro '{repro}' does not exist or does not load");
-            var c = m.Cases.FirstOrDefault(x => x.Id == cs) ?? throw new InputErrorException($"{ExpectationsFile}: {repro} has no case '{cs}'");
+                    ?? throw new InputException($"{ExpectationsFile}: repro '{repro}' does not exist or does not load");
+            var c = m.Cases.FirstOrDefault(x => x.Id == cs) ?? throw new InputException($"{ExpectationsFile}: {repro} has no case '{cs}'");
             if (c.CmakeTarget is not { } target || !c.Subjects.Contains("windows"))
-                throw new InputErrorException($"{ExpectationsFile}: {repro}:{cs} is not a native case on the windows subject");
+                throw new InputException($"{ExpectationsFile}: {repro}:{cs} is not a native case on the windows subject");
             var t = Stopwatch.StartNew();
             var built = builder.Ensure(m, new CmakeBuild(target, NativeKind.WindowsFlavor, WineKind.CrossArgs(m), ".exe"));
             if (built.Program is null) throw new InvalidOperationException($"cross-building {repro}:{cs} for windows: {built.Error}");

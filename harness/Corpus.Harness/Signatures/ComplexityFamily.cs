@@ -103,7 +103,8 @@ public sealed class ComplexityFamily : ISignatureFamily
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
                                         Math.Round(exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
                     { CaptureN = captureN };
-        Verdict V(Outcome o, string d) => new(o, d) { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog };
+        Verdict V(Outcome o, string d) => new(o, d)
+            { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {exponent:0.00}" };
         if (exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2) return V(Outcome.Reproduced, $"exponent {exponent:0.00} ≥ {cx.ReproducedMin} ({text})");
         if (exponent <= cx.CleanMax) return V(Outcome.Clean, $"exponent {exponent:0.00} ≤ {cx.CleanMax} ({text})");
         return V(Outcome.WrongFailure, $"exponent {exponent:0.00} is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2}) ({text})");

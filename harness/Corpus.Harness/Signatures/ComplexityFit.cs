@@ -58,7 +58,4 @@ public sealed record ComplexityFit(double Exponent, double Intercept, double R2,
         Math.Exp(MedianPairSlope(points.Select(p => (Math.Exp(p.N), p.Seconds)).ToList()));
 
     public double Factor => Math.Exp(Exponent);
-
-    /// <summary>The fitted time at size n.</summary>
-    public double Predict(double n) => Math.Exp(Intercept + Exponent * Math.Log(n));
 }

@@ -84,7 +84,11 @@ public static class ExponentialSweep
                                         cx.ReproducedMin, cx.CleanMax)
                     { KilledAt = killedAt, KilledBy = killedBy, MemoryGrowthMBs = growth };
         if (fit is not null) cell.Metrics["factor"] = facts.Slope!;
-        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.SemiLog };
+        return new Verdict(outcome, detail)
+        {
+            Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.SemiLog,
+            PlotLabel = facts.Slope is { } f ? $"×{f:0.00} per level" : "flat",
+        };
     }
 
     private static double Paused(CellResult cell, string label)

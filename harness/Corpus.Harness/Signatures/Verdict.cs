@@ -19,6 +19,9 @@ public sealed record Verdict(Outcome Outcome, string Detail)
 
     public PlotScale Plot { get; init; }
 
+    /// <summary>What the plot's legend says of the verdict's own curve ("slope 1.93", "×2.09 per level").</summary>
+    public string? PlotLabel { get; init; }
+
     /// <summary>The run whose reproduction evidence is read from (a race's first hit); null for one-run families.</summary>
     public string? HitRun { get; init; }
 }
