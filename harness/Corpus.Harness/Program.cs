@@ -61,7 +61,7 @@ public static class Program
                                                           args.List("subject"), args.List("exclude-tag")),
                                          args.Has("json"), Console.Out, Console.Error),
                 "clean" => Clean(root),
-                "bisect" => await BisectCommand.RunAsync(root, args),
+                "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
                                                           m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),

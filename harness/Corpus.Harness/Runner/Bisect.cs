@@ -85,12 +85,12 @@ public static class Bisect
 /// <summary>`corpus bisect`: one cell probed over an ordered list of subjects (make bisect).</summary>
 internal static class BisectCommand
 {
-    public static async Task<int> RunAsync(string root, Args args)
+    public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families)
     {
         var repro = args.Get("repro") ?? throw new ArgumentException("bisect needs --repro ID");
         var names = args.List("subjects");
         if (names.Count < 2) throw new ArgumentException("bisect needs --subjects S1,S2,… (at least two, oldest first)");
-        var catalog = Catalog.Load(root);
+        var catalog = Catalog.Load(root, families);
         var entry = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)
                     ?? throw new InputException(catalog.InputErrors.FirstOrDefault(e => e.Repro == repro)?.Message
                                                      ?? $"no repro '{repro}' (repros: {string.Join(", ", catalog.Entries.Select(e => e.Manifest.Id))})");
@@ -113,7 +113,7 @@ internal static class BisectCommand
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = Capture.ToolRunner.Instance;
-        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress), new Builder(root, tools), tools);
+        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress), new Builder(root, tools), tools, families);
         var cell = $"{m.Id}:{cs.Id}/{variant}";
         Console.WriteLine($"bisect {cell} over {string.Join(", ", names)}");
         var result = await Bisect.RunAsync(names, async name =>
