@@ -5,7 +5,7 @@ using Corpus.Harness.Model;
 namespace Corpus.Harness.Signatures;
 
 /// <summary>Process-level signature family: exit status or signal, output patterns, duration.</summary>
-public static class ProcessMatch
+public static partial class ProcessMatch
 {
     /// <summary>Null when the run fits the pattern, otherwise what did not fit.</summary>
     public static string? Mismatch(ProcessPattern pattern, RunResult run)
@@ -34,7 +34,26 @@ public static class ProcessMatch
     public static string Tail(RunResult run, int lines = 3)
     {
         var text = string.IsNullOrWhiteSpace(run.Stderr) ? run.Stdout : run.Stderr;
-        var all = text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-        return string.Join(" | ", all.TakeLast(lines));
+        var last = text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).TakeLast(lines).ToList();
+        // The cause first: an exception or abort line is what a reader needs, and it is rarely among the last frames.
+        if (Cause(run) is not { } cause) return string.Join(" | ", last);
+        var rest = last.Where(l => !l.Contains(cause, StringComparison.Ordinal)).ToList();
+        var skipped = rest.Count == last.Count ? "… " : "";
+        return rest.Count == 0 ? cause : $"{cause} | {skipped}{string.Join(" | ", rest)}";
     }
+
+    /// <summary>
+    /// The line that says why the program died: the first unhandled exception (its type and message), an assertion
+    /// or abort message, or a sanitizer's summary; null when the output has none.
+    /// </summary>
+    public static string? Cause(RunResult run)
+    {
+        foreach (var line in (run.Stderr + "\n" + run.Stdout).Split('\n'))
+            if (CauseLine().Match(line) is { Success: true } m) return m.Value.Trim();
+        return null;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(
+        @"(Unhandled [Ee]xception[.:]?\s*)?\b(\w+\.)*\w*Exception\b(: .+)?$|(Assertion .* failed|\* Assertion at|double free or corruption|terminate called|SUMMARY: \w+Sanitizer:|Fatal error\.).*$")]
+    private static partial System.Text.RegularExpressions.Regex CauseLine();
 }
