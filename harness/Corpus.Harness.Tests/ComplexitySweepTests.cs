@@ -18,6 +18,7 @@ public class ComplexitySweepTests
         public Subject Subject => throw new NotSupportedException();
         public string Dir => throw new NotSupportedException();
         public int? ForceRuns => null;
+        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
         public void Progress(string message) { }
         public void DeleteRun(RunResult run, string label) { }
         public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();

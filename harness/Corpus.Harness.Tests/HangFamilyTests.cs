@@ -1,3 +1,4 @@
+using Corpus.Harness.Runner;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
 using Corpus.Harness.Signatures;
@@ -177,26 +178,90 @@ public class WineDotnetCaptureTests
 }
 
 /// <summary>A snapshot that is still attached when the worker exits holds the exit: the hang's length is then the capture's.</summary>
-public class HangCaptureOverlapTests
+
+/// <summary>How the hang family runs a cell: measured without a debugger, captured in a run of its own, judged by the knob.</summary>
+public class HangRunTests
 {
-    private static readonly Dictionary<string, double> Markers = new()
-    {
-        ["REPRO-REACHED ui-call t_ms=487.3 call=SetFocus"] = 0.9,
-        ["REPRO-REACHED worker-exit t_ms=14835.0"] = 15.3,
-        ["REPRO-REACHED ui-return t_ms=14837.3 call=SetFocus"] = 15.3,
-    };
+    private const string Knob = "DOTNET_ThreadPool_ThreadTimeoutMs";
 
-    // Measured under load: winedbg attached at 2.7 s for 13.3 s (minidump 10.9 s); the 8 s worker exited at 14.8 s.
-    private static CaptureRecord Snapshot(double at, double seconds) => new("winedbg", "s.mdmp", 1, seconds, at, []);
+    /// <summary>Every run prints a hang of the given length, released by the worker's exit; the runs are recorded.</summary>
+    private sealed class HangRuns(CaseSpec cs, double blockMs, IReadOnlyDictionary<string, string> env) : ICellRuns
+    {
+        public List<(string Label, TimedCapture? Timed, bool UntilCaptured)> Runs { get; } = [];
+        public Manifest Manifest => throw new NotSupportedException();
+        public CaseSpec Case => cs;
+        public string Variant => "bug";
+        public Subject Subject => throw new NotSupportedException();
+        public string Dir => throw new NotSupportedException();
+        public int? ForceRuns => null;
+        public IReadOnlyDictionary<string, string> Env => env;
+        public void Progress(string message) { }
+        public void DeleteRun(Containment.RunResult run, string label) { }
+        public Task<(Containment.RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+
+        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<Containment.ContainedProcess, Task>? alongside = null,
+                                            Action<Containment.RunResult>? exited = null, bool untilCaptured = false)
+        {
+            Runs.Add((label, timed, untilCaptured));
+            var stdout = $"REPRO-REACHED ui-call t_ms=3.0 call=SetFocus\nREPRO-REACHED worker-exit t_ms={3 + blockMs}\n"
+                         + $"REPRO-REACHED ui-return t_ms={3 + blockMs + 1} call=SetFocus\nREPRO-DONE\n";
+            var run = new Containment.RunResult(0, null, false, false, blockMs / 1000 + 1, 1 << 20, stdout, "", "", "", "", []);
+            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
+        }
+    }
+
+    private static readonly TimedCapture Timed = new("REPRO-REACHED ui-call", 1, 1, 1, false);
+
+    private static CaseSpec Case(IReadOnlyDictionary<string, string> env) =>
+        new("csharp", "", [], [], new Budget(60, 1024),
+            Signature.Of("hang", new HangSpec("SetFocus", 3, 20000, 0.25, 1, 200, [], Knob)), Timed, env, [], []);
+
+    private static async Task<(Verdict, HangRuns)> Run(double blockMs, Dictionary<string, string>? caseEnv = null, Dictionary<string, string>? runEnv = null)
+    {
+        var runs = new HangRuns(Case(caseEnv ?? []), blockMs, runEnv ?? caseEnv ?? []);
+        var cell = new CellResult { Key = new CellKey("r", "csharp", "bug", "wine-net10"), Rerun = "" };
+        return (await new HangFamily().RunAsync(runs, cell), runs);
+    }
 
     [Fact]
-    public void AnExitDuringTheSnapshotIsHeldByIt() =>
-        Assert.Contains("while winedbg was attached (2.7–16.0 s)", HangJudge.ExitHeldBy([Snapshot(2.7, 13.3)], Markers));
+    public async Task TheHangIsMeasuredWithoutADebuggerAndCapturedInARunOfItsOwn()
+    {
+        var (v, runs) = await Run(20002);
+        Assert.Equal(Outcome.Reproduced, v.Outcome);
+        Assert.Equal([("run", null, false), ("capture", Timed, true)], runs.Runs);
+    }
 
     [Fact]
-    public void ASnapshotThatEndedBeforeTheExitHeldNothing()
+    public async Task ACleanCellTakesNoCaptureRun()
     {
-        Assert.Null(HangJudge.ExitHeldBy([Snapshot(2.7, 3.0)], Markers));
-        Assert.Null(HangJudge.ExitHeldBy([], Markers));
+        var (v, runs) = await Run(1);
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Equal(["run"], runs.Runs.Select(r => r.Label));
+    }
+
+    [Fact]
+    public async Task TheExpectedLengthFollowsTheKnob()
+    {
+        var (v, _) = await Run(8005, runEnv: new() { [Knob] = "8000" });
+        Assert.Equal(Outcome.Reproduced, v.Outcome);
+        Assert.Equal(8000, ((HangFacts)v.Facts!).ExpectedMs);
+    }
+
+    [Fact]
+    public async Task AHangOfTheWrongLengthIsNeverReproduced()
+    {
+        // The pool's timeout set to 8 s, the case expecting its default 20 s: the length is judged, never waived.
+        var (v, _) = await Run(8005, caseEnv: new(), runEnv: new() { ["OTHER"] = "1" });
+        Assert.Equal(Outcome.WrongFailure, v.Outcome);
+        Assert.Contains("of the expected 20000 ms", v.Detail);
+    }
+
+    [Fact]
+    public async Task AKnobThatIsNoNumberIsAnError()
+    {
+        var (v, runs) = await Run(8005, runEnv: new() { [Knob] = "soon" });
+        Assert.Equal(Outcome.Error, v.Outcome);
+        Assert.Contains("not a positive number", v.Detail);
+        Assert.Empty(runs.Runs);
     }
 }

@@ -23,6 +23,9 @@ public static class Program
                       --alongside N     cells that mostly wait (hangs, held memory) run alongside the busy ones,
                                         N at once (default 2), and timed cells (sweeps) run last, alone;
                                         0 runs every cell in turn, in plan order
+                      --env NAME=VALUE  set for every run of the selected cells (repeat it for more), over the
+                                        manifest's env; recorded in each cell and its re-run line, as are the
+                                        DOTNET_*, COMPlus_*, MONO_* and WINE* variables the harness passes on
           list      the cells a run would run, with their expected outcomes (--json for other drivers);
                     takes run's --repro, --case, --variant, --subject, --exclude-tag
           validate  check every manifest and expected file
@@ -162,7 +165,7 @@ public static class Program
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
-        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns),
+        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns, Env: args.Env()),
                                     new Builder(root, tools), tools, families);
         var alongside = args.Get("alongside") is { } al
             ? int.TryParse(al, out var k) && k >= 0 ? k : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
@@ -273,12 +276,12 @@ internal sealed class Args
     /// <summary>The options each command takes; anything else is an error, so a typo never widens a run.</summary>
     private static readonly Dictionary<string, string[]> Options = new()
     {
-        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id", "alongside"],
+        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id", "alongside", "env"],
         ["validate"] = ["root"],
         ["list"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "json"],
         ["subjects"] = ["root"],
         ["clean"] = ["root"],
-        ["bisect"] = ["root", "repro", "case", "variant", "subjects", "keep", "run-id"],
+        ["bisect"] = ["root", "repro", "case", "variant", "subjects", "keep", "run-id", "env"],
         ["selftest"] = ["dir"],
         ["winsmoke"] = ["root", "exe"],
         ["selftest-child"] = ["mode", "dir"],
@@ -305,8 +308,9 @@ internal sealed class Args
                 : inline ?? (i + 1 < argv.Length && !argv[i + 1].StartsWith("--") ? argv[++i]
                              : throw new ArgumentException($"--{name} needs a value"));
             if (!a._values.TryGetValue(name, out var list)) a._values[name] = list = [];
-            // An empty value (e.g. SUBJECT= from make) means "not given".
-            list.AddRange(value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+            // An empty value (e.g. SUBJECT= from make) means "not given". An environment value may hold commas.
+            if (name == "env") { if (value.Length > 0) list.Add(value); }
+            else list.AddRange(value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
         }
         if (a.Command.Length == 0) throw new ArgumentException("no command given");
         if (!Options.TryGetValue(a.Command, out var known)) throw new ArgumentException($"unknown command '{a.Command}'");
@@ -333,4 +337,18 @@ internal sealed class Args
     public bool Has(string name) => _values.ContainsKey(name);
     public string? Get(string name) => _values.TryGetValue(name, out var l) && l.Count > 0 ? l[^1] : null;
     public IReadOnlyList<string> List(string name) => _values.TryGetValue(name, out var l) ? l : [];
+
+    /// <summary>--env NAME=VALUE, given once per variable.</summary>
+    public IReadOnlyDictionary<string, string> Env()
+    {
+        var env = new SortedDictionary<string, string>(StringComparer.Ordinal);
+        foreach (var kv in List("env"))
+        {
+            var eq = kv.IndexOf('=');
+            if (eq <= 0 || !System.Text.RegularExpressions.Regex.IsMatch(kv[..eq], "^[A-Za-z_][A-Za-z0-9_]*$"))
+                throw new ArgumentException($"--env needs NAME=VALUE with NAME of letters, digits and '_', not '{kv}'");
+            env[kv[..eq]] = kv[(eq + 1)..];
+        }
+        return env;
+    }
 }

@@ -113,7 +113,7 @@ internal static class BisectCommand
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = Capture.ToolRunner.Instance;
-        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress), new Builder(root, tools), tools, families);
+        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, Env: args.Env()), new Builder(root, tools), tools, families);
         var cell = $"{m.Id}:{cs.Id}/{variant}";
         Console.WriteLine($"bisect {cell} over {string.Join(", ", names)}");
         var result = await Bisect.RunAsync(names, async name =>

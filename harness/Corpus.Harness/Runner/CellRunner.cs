@@ -8,10 +8,31 @@ namespace Corpus.Harness.Runner;
 
 /// <param name="ForceRuns">For races: run exactly this many times, without stopping at the first hit, to measure a rate.</param>
 /// <param name="MaxCoreMB">Kept cores larger than this are deleted (the capture record says so).</param>
+/// <param name="Env">Given with --env: set for every run of every cell, over the manifest's env.</param>
 public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<string> Progress, int? ForceRuns = null,
-                                int MaxCoreMB = RunOptions.DefaultMaxCoreMB)
+                                int MaxCoreMB = RunOptions.DefaultMaxCoreMB, IReadOnlyDictionary<string, string>? Env = null)
 {
     public const int DefaultMaxCoreMB = 1024;
+
+    /// <summary>Runtime knobs that reach a program from the harness's own environment unless --env sets them.</summary>
+    public static readonly string[] KnobPrefixes = ["DOTNET_", "COMPlus_", "MONO_", "WINE"];
+
+    /// <summary>The knobs the harness's environment passes on to runs, which --env does not set: recorded per cell.</summary>
+    public IReadOnlyDictionary<string, string> InheritedKnobs()
+    {
+        var knobs = new SortedDictionary<string, string>(StringComparer.Ordinal);
+        foreach (System.Collections.DictionaryEntry e in Environment.GetEnvironmentVariables())
+            if (e.Key is string k && KnobPrefixes.Any(p => k.StartsWith(p, StringComparison.Ordinal)) && Env?.ContainsKey(k) != true)
+                knobs[k] = e.Value as string ?? "";
+        return knobs;
+    }
+
+    /// <summary>The ENV= part of a re-run line: --env and the inherited knobs, so the result can be had again.</summary>
+    public string RerunEnv()
+    {
+        var all = (Env ?? new Dictionary<string, string>()).Concat(InheritedKnobs()).Select(kv => $"{kv.Key}={kv.Value}").ToList();
+        return all.Count == 0 ? "" : $" ENV='{string.Join(' ', all)}'";
+    }
 }
 
 /// <summary>
@@ -29,8 +50,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var cell = new CellResult
         {
             Key = key, Expected = expected, ArtifactDir = dir, RecordDir = dir,
-            Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1",
+            Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1{options.RerunEnv()}",
         };
+        if (options.Env is { Count: > 0 } given) cell.Metrics["env"] = given;
+        if (options.InheritedKnobs() is { Count: > 0 } inherited) cell.Metrics["inherited_env"] = inherited;
         var clock = System.Diagnostics.Stopwatch.StartNew();
         Directory.CreateDirectory(dir);
         File.WriteAllText(Path.Combine(dir, "rerun.txt"), cell.Rerun + "\n");

@@ -28,6 +28,16 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     public Subject Subject => subject;
     public string Dir => dir;
     public int? ForceRuns => options.ForceRuns;
+
+    public IReadOnlyDictionary<string, string> Env
+    {
+        get
+        {
+            var env = new Dictionary<string, string>(cs.Env);
+            foreach (var kv in options.Env ?? new Dictionary<string, string>()) env[kv.Key] = kv.Value;
+            return env;
+        }
+    }
     public void Progress(string message) => options.Progress(message);
 
     private string FreelogLibrary => Path.Combine(options.Root, "build", "harness", "freelog.so");
@@ -37,7 +47,7 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
     {
         var args = cs.Args.Select(a => a.Replace("{variant}", variant)
                                         .Replace("{n}", n?.ToString(CultureInfo.InvariantCulture) ?? "{n}")).ToList();
-        var env = new Dictionary<string, string>(cs.Env);
+        var env = new Dictionary<string, string>(Env);
         foreach (var kv in isolation.Env) env[kv.Key] = kv.Value;
         var freelog = cs.Crash is { Freelog: true };
         if (freelog) env["LD_PRELOAD"] = FreelogLibrary;

@@ -24,34 +24,37 @@ public sealed class HangFamily : ISignatureFamily
                           hg.ExpectedMs is null ? "signature.hang.minSec" : "signature.hang.expectedMs");
     }
 
+    /// <summary>
+    /// The hang is measured in a run no debugger touches (an attached winedbg holds a thread's exit and would stretch
+    /// it); the case's timed capture gets a run of its own, only when the measured run reproduced.
+    /// </summary>
     public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
     {
         var cs = runs.Case;
+        var (spec, unusable) = cs.Signature.Get<HangSpec>(Key)!.For(runs.Env);
+        if (spec is null) return new Verdict(Outcome.Error, $"signature.hang.expectedMsFrom: {unusable}");
+        if (spec.LongestMs >= cs.Budget.TimeoutSec * 1000.0)
+            return new Verdict(Outcome.Error, $"a hang of up to {spec.LongestMs / 1000:0.#} s (from {spec.ExpectedMsFrom}) does not fit the "
+                                              + $"run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)");
         runs.Progress($"{cell.Key} …");
-        var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", cs.Timed);
+        var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", null);
         var process = ProcessFamily.Record(cell, run, metrics);
         var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
         if (outcome == Outcome.Unsupported) return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
-        // A debugger holds a thread's exit while attached: when the snapshot was still attached as the worker exited, its
-        // length, not the bug, set the hang's length, so the expected-length check is not applied (the rest still is).
-        var spec = cs.Signature.Get<HangSpec>(Key)!;
-        string? held;
-        lock (cell.Captures) held = HangJudge.ExitHeldBy(cell.Captures, markers);
-        if (held is not null)
-        {
-            cell.Metrics["exit_held_by_capture"] = held;
-            spec = spec with { ExpectedMs = null };
-        }
         var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
-        if (held is not null) verdict = verdict with { Detail = $"{verdict.Detail}; expected length not judged: {held}" };
         foreach (var kv in verdict.Metrics) cell.Metrics[kv.Key] = kv.Value;
         var harnessMs = HangJudge.HarnessBlockMs(markers);
         if (harnessMs is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
-        var facts = HangFacts.Of(verdict, spec, harnessMs, held);
+        var facts = HangFacts.Of(verdict, spec, harnessMs);
         var (o, d) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
             ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
                                      + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
             : (verdict.Outcome, verdict.Detail);
+        if (o == Outcome.Reproduced && cs.Timed is { } timed)
+        {
+            runs.Progress($"{cell.Key} capture run …");
+            await runs.ExecuteAsync(null, "capture", timed, untilCaptured: true);
+        }
         return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 }
@@ -59,16 +62,15 @@ public sealed class HangFamily : ISignatureFamily
 /// <param name="BlockMs">The longest judged UI call, by the program's own clock.</param>
 /// <param name="ExitToReturnMs">From the worker's exit stamp to the call's return.</param>
 /// <param name="HarnessBlockMs">The same gap as the harness saw the lines arrive.</param>
-/// <param name="ExitHeldBy">A capture was attached when the worker exited (then the expected length was not judged).</param>
 public sealed record HangFacts(string? Call, double? BlockMs, double? ExpectedMs, double? ExitToReturnMs, double? WorkerExitMs,
-                               double? HarnessBlockMs, IReadOnlyList<string> Calls, IReadOnlyList<string> Evidence, string? ExitHeldBy)
+                               double? HarnessBlockMs, IReadOnlyList<string> Calls, IReadOnlyList<string> Evidence)
 {
-    public static HangFacts Of(HangVerdict v, HangSpec spec, double? harnessMs, string? held)
+    public static HangFacts Of(HangVerdict v, HangSpec spec, double? harnessMs)
     {
         double? D(string k) => v.Metrics.TryGetValue(k, out var x) && x is double d ? d : null;
         IReadOnlyList<string> L(string k) => v.Metrics.TryGetValue(k, out var x) && x is IEnumerable<string> l ? l.ToList() : [];
         return new HangFacts(v.Metrics.TryGetValue("ui_call", out var c) ? c as string : null, D("ui_block_ms"), spec.ExpectedMs,
-                             D("exit_to_return_ms"), D("worker_exit_ms"), harnessMs, L("ui_calls"), L("hang_evidence"), held);
+                             D("exit_to_return_ms"), D("worker_exit_ms"), harnessMs, L("ui_calls"), L("hang_evidence"));
     }
 
     public IReadOnlyList<string> KeyFigures() =>
@@ -160,20 +162,6 @@ public static partial class HangJudge
         if (missing.Count > 0) return new(Outcome.WrongFailure, $"{what}, but {string.Join("; ", missing)}", metrics);
         return new(Outcome.Reproduced, $"{what}{(spec.ExpectedMs is { } x ? $" (expected {x:0} ± {spec.Tolerance:P0})" : "")}, returned "
                                        + $"{longest.EndMs - exit:0} ms after the worker exited; evidence: {spec.Evidence.Count} of {spec.Evidence.Count}", metrics);
-    }
-
-    /// <summary>
-    /// Whether a snapshot was still attached when the worker-exit line came (within half a second of its end): a
-    /// debuggee's threads cannot finish exiting while winedbg is attached. Null when not; else what happened.
-    /// </summary>
-    public static string? ExitHeldBy(IEnumerable<Capture.CaptureRecord> captures, IReadOnlyDictionary<string, double> markers)
-    {
-        var exit = markers.Where(kv => kv.Key.StartsWith("REPRO-REACHED worker-exit ")).Select(kv => (double?)kv.Value).Min();
-        if (exit is not { } e) return null;
-        foreach (var c in captures)
-            if (c.AtSeconds <= e && e <= c.AtSeconds + c.Seconds + 0.5)
-                return $"the worker exited at {e:0.0} s while {c.Backend} was attached ({c.AtSeconds:0.0}–{c.AtSeconds + c.Seconds:0.0} s)";
-        return null;
     }
 
     /// <summary>The longest ui-call → ui-return gap as the harness saw the lines arrive, beside the program's own stamps.</summary>

@@ -13,18 +13,22 @@ namespace Corpus.Harness.Signatures;
 /// <param name="ReleaseSec">The call returns at most this long after the worker-exit stamp.</param>
 /// <param name="CleanMaxMs">Clean: no judged call blocks longer.</param>
 /// <param name="Evidence">Regexes that must all match the output for a reproduction (e.g. the attachment).</param>
+/// <param name="ExpectedMsFrom">An environment variable whose value, when a run gets it (from the case or --env), is
+/// the expected length instead of ExpectedMs: the hang follows the knob (DOTNET_ThreadPool_ThreadTimeoutMs).</param>
 public sealed record HangSpec(string Call, double MinSec, double? ExpectedMs, double Tolerance, double ReleaseSec, double CleanMaxMs,
-                              IReadOnlyList<string> Evidence)
+                              IReadOnlyList<string> Evidence, string? ExpectedMsFrom = null)
 {
     public static HangSpec Read(Fields f)
     {
-        f.AllowOnly("call", "minSec", "expectedMs", "tolerance", "releaseSec", "cleanMaxMs", "evidence");
+        f.AllowOnly("call", "minSec", "expectedMs", "tolerance", "releaseSec", "cleanMaxMs", "evidence", "expectedMsFrom");
         var spec = new HangSpec(f.RegexOr("call") ?? ".", f.NumberOr("minSec", 3, min: 0, above: true, max: 3600)!.Value,
                                 f.NumberOr("expectedMs", null, min: 0, above: true, max: 3_600_000),
                                 f.NumberOr("tolerance", 0.25, min: 0, above: true, max: 1)!.Value,
                                 f.NumberOr("releaseSec", 1, min: 0, above: true, max: 60)!.Value,
                                 f.NumberOr("cleanMaxMs", 200, min: 0, above: true, max: 3_600_000)!.Value,
-                                f.RegexList("evidence", required: false));
+                                f.RegexList("evidence", required: false), f.StringOr("expectedMsFrom", null));
+        if (spec.ExpectedMsFrom is { } from && !System.Text.RegularExpressions.Regex.IsMatch(from, "^[A-Za-z_][A-Za-z0-9_]*$"))
+            throw f.Error($"'{from}' is not an environment variable name", "expectedMsFrom");
         if (spec.CleanMaxMs >= spec.MinSec * 1000)
             throw f.Error($"must be below minSec ({spec.MinSec} s), or a run could be clean and a hang at once", "cleanMaxMs");
         if (spec.ExpectedMs is { } e && e * (1 + spec.Tolerance) < spec.MinSec * 1000)
@@ -34,4 +38,13 @@ public sealed record HangSpec(string Call, double MinSec, double? ExpectedMs, do
 
     /// <summary>The longest block a reproduction may show, which the run's timeout must leave room for.</summary>
     public double LongestMs => ExpectedMs is { } e ? e * (1 + Tolerance) : MinSec * 1000;
+
+    /// <summary>The spec as a run with this environment judges it; null with the reason when the knob is unusable.</summary>
+    public (HangSpec? Spec, string? Why) For(IReadOnlyDictionary<string, string> env)
+    {
+        if (ExpectedMsFrom is not { } name || !env.TryGetValue(name, out var value)) return (this, null);
+        if (!double.TryParse(value, System.Globalization.NumberStyles.Float, System.Globalization.CultureInfo.InvariantCulture, out var ms) || ms <= 0)
+            return (null, $"{name}={value} is not a positive number of milliseconds");
+        return (this with { ExpectedMs = ms, MinSec = Math.Min(MinSec, ms * (1 - Tolerance) / 1000) }, null);
+    }
 }

@@ -95,6 +95,8 @@ public interface ICellRuns
     string Dir { get; }
     /// <summary>Races: exactly this many runs, to measure a rate.</summary>
     int? ForceRuns { get; }
+    /// <summary>The environment the program gets from the case and from --env (not the isolation's).</summary>
+    IReadOnlyDictionary<string, string> Env { get; }
     void Progress(string message);
 
     /// <param name="n">The size of a sweep, substituted for {n}; null elsewhere.</param>
