@@ -75,9 +75,6 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Gate, cell.GateMessage) = (GateStatus.Unchecked,
                 $"not gated: {subject.Name} cannot be provisioned here; expected {expected.Outcome.Name()} where it can");
         CapCores(cell);
-        Report.FactsWriter.Write(cell, options.Root, dir);
-        File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, options.Root),
-                          Report.SummaryWriter.JsonOptions));
         // A user's subject has no expectation: its artifacts go like the others' unless it ended in a way worth reading.
         var asWanted = cell.Gate == GateStatus.Pass
                        || (cell.Gate == GateStatus.Unchecked && cell.Outcome is Outcome.Reproduced or Outcome.Clean);
@@ -86,6 +83,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             Prune(dir);
             cell.ArtifactDir = null;
         }
+        // Written after pruning, so the records say whether the rest is there.
+        Report.FactsWriter.Write(cell, options.Root, dir);
+        File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, options.Root),
+                          Report.SummaryWriter.JsonOptions));
         return cell;
     }
 
