@@ -1,4 +1,5 @@
-# The corpus's two commands: `make run` (the default demo, or one repro) and `make test` (unit tests + gate).
+# The corpus's two commands: `make run` (the default demo, or one repro) and `make test` (unit tests, gate, the repros'
+# Pester tests over the gate's run).
 # Both run the idempotent setup first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
@@ -11,6 +12,7 @@ KEEP    ?=
 RUNS    ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
+comma := ,
 
 # Build tools and runtimes leave files in TMPDIR (two empty folders per `dotnet build`, the diagnostic sockets of
 # killed CoreCLR runs): in the corpus's own tree, not the host's /tmp. The harness does the same when run directly.
@@ -34,17 +36,19 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit publish-windows-harness gate validate clean lost-memory new-repro stress test-labs bisect
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect
 setup:
 	@ci/setup.sh
 
 run: setup
 	$(CORPUS) run $(SELECT)
 
+# After the gate, the repros' Pester tests assert the labs' claims over the gate's run (artifacts/latest), running no cell.
 test: setup unit gate
+	ci/pester.sh latest
 
-# xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, and the
-# harness as a Windows program under Wine: ci/unit.sh.
+# xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, the Corpus
+# module's Pester tests, and the harness as a Windows program under Wine: ci/unit.sh.
 unit:
 	ci/unit.sh
 
@@ -54,6 +58,12 @@ publish-windows-harness:
 
 gate:
 	ci/gate.sh
+
+# The repros' Pester tests (repros/<id>/<id>.Tests.ps1): over a finished run with RUN=<id>|latest, else running their
+# cells (artifacts kept); REPRO=<id>[,<id>] for some.
+RUN ?=
+pester: setup
+	ci/pester.sh '$(RUN)' $(subst $(comma), ,$(REPRO))
 
 # Every ```sh lab block of every lab (or of LAB=<id>) in a fresh clone; takes minutes, so not part of `make test`.
 test-labs:

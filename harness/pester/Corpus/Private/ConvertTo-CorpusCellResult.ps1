@@ -1,7 +1,13 @@
 function ConvertTo-CorpusCellResult {
     # A cell of summary.json (the shape of cell.json) as a Corpus.CellResult: paths made absolute, captures sorted
     # into dumps, stack snapshots, traces and time-travel output, and the cell's facts.json read when it was kept.
-    param([Parameter(Mandatory)] $Json, [Parameter(Mandatory)] [string] $Root, [string] $RunId, [string] $RunDir)
+    param([Parameter(Mandatory)] $Json, [Parameter(Mandatory)] [string] $Root, [string] $RunId, [string] $RunDir,
+          [string] $Source = 'summary.json', [int] $Index = 0)
+    foreach ($field in 'repro', 'case', 'variant', 'subject', 'outcome') {
+        if ($null -eq $Json.PSObject.Properties[$field]) { throw "${Source}: field 'cells[$Index].$field': missing" }
+    }
+    # The other fields are read leniently: a summary from an older or newer harness still reads.
+    Set-StrictMode -Off
 
     $artifactDir = $null
     if ($Json.artifacts) { $artifactDir = Join-Path $Root $Json.artifacts }

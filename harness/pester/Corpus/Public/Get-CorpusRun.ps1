@@ -64,12 +64,14 @@ function Get-CorpusRun {
         throw "${summary}: field 'schema': this module reads schema 1, found $($doc.schema)"
     }
     $runDir = Split-Path -Parent $summary
+    $index = -1
     $cells = foreach ($c in @($doc.cells)) {
+        $index++
         if ($Repro -and $c.repro -notin $Repro) { continue }
         if ($Case -and $c.case -notin $Case) { continue }
         if ($Variant -and $c.variant -notin $Variant) { continue }
         if ($Subject -and $c.subject -notin $Subject) { continue }
-        ConvertTo-CorpusCellResult -Json $c -Root $rootDir -RunId $doc.runId -RunDir $runDir
+        ConvertTo-CorpusCellResult -Json $c -Root $rootDir -RunId $doc.runId -RunDir $runDir -Source $summary -Index $index
     }
     [pscustomobject]@{
         PSTypeName  = 'Corpus.Run'

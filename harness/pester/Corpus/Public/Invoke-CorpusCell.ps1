@@ -83,7 +83,7 @@ function Invoke-CorpusCell {
         if ($cells.Count -ne 1) {
             throw "$summary holds $($cells.Count) cells, not the one asked for (${Repro}:$Case/$Variant/$Subject)"
         }
-        $result = ConvertTo-CorpusCellResult -Json $cells[0] -Root $corpus.Root -RunId $id -RunDir $runDir
+        $result = ConvertTo-CorpusCellResult -Json $cells[0] -Root $corpus.Root -RunId $id -RunDir $runDir -Source $summary
         $result | Add-Member -NotePropertyName ExitCode -NotePropertyValue $r.ExitCode
         $result | Add-Member -NotePropertyName Output -NotePropertyValue $output
         $result

@@ -1,0 +1,114 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+# The Corpus module without running a cell: a finished run written into TestDrive in summary.json's shape, and the
+# real `corpus list`. Run by make unit.
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path 'Corpus' 'Corpus.psd1')))
+
+    # A run of two cells; the bug cell's folder kept with a dump-facts file, the fix cell's deleted (as without --keep).
+    function New-Run([string] $Root) {
+        $cellDir = 'artifacts/t1/filemapping-leak/csharp/bug/net10'
+        New-Item -ItemType Directory -Path (Join-Path $Root "$cellDir/captures") -Force | Out-Null
+        Set-Content -Path (Join-Path $Root "$cellDir/captures/snapshot-0.core") -Value 'core'
+        @{ threads = @(@{ managedThreadId = 1; frames = @('System.Threading.Thread.Sleep(Int32)', 'Corpus.Repros.FileMappingLeak.Program.Run(System.String[])') }) } |
+            ConvertTo-Json -Depth 5 | Set-Content -Path (Join-Path $Root "$cellDir/captures/snapshot-0.facts.json")
+        $cell = {
+            param($variant, $outcome, $captures)
+            @{ repro = 'filemapping-leak'; case = 'csharp'; variant = $variant; subject = 'net10'; outcome = $outcome
+               detail = "detail of $variant"; expected = $outcome; gate = 'pass'; metrics = @{ rss_mb = 30.2 }
+               runs = @(); captures = $captures; captureErrors = @()
+               artifacts = "artifacts/t1/filemapping-leak/csharp/$variant/net10"
+               rerun = "make run REPRO=filemapping-leak CASE=csharp VARIANT=$variant SUBJECT=net10 KEEP=1" }
+        }
+        $bugCapture = @{ backend = 'createdump'; run = 'run'; file = "$cellDir/captures/snapshot-0.core"; bytes = 4; threads = 1 }
+        @{ schema = 1; runId = 't1'; passed = $true; seconds = 1.0; inputErrors = @()
+           cells = @((& $cell 'bug' 'reproduced' @($bugCapture)), (& $cell 'fix' 'clean' @())) } |
+            ConvertTo-Json -Depth 6 | Set-Content -Path (Join-Path $Root 'artifacts/t1/summary.json')
+    }
+}
+
+Describe 'Get-CorpusRun' -Tag 'CI' {
+    BeforeAll {
+        New-Run $TestDrive
+        $run = Get-CorpusRun t1 -Root $TestDrive
+    }
+
+    It 'reads every cell with its metrics' {
+        $run.RunId | Should -Be 't1'
+        $run.Cells.Count | Should -Be 2
+        $run.Cells[0].Metrics.rss_mb | Should -Be 30.2
+    }
+
+    It 'sorts a createdump capture into Dumps and its dump-facts file into StackSnapshots' {
+        $bug = $run.Cells | Where-Object Variant -eq 'bug'
+        $bug.ArtifactsKept | Should -BeTrue
+        $bug.Dumps | Should -Be @(Join-Path $TestDrive 'artifacts/t1/filemapping-leak/csharp/bug/net10/captures/snapshot-0.core')
+        $bug.StackSnapshots | Should -BeLike '*snapshot-0.facts.json'
+    }
+
+    It 'says when a cell''s artifact folder is gone' {
+        ($run.Cells | Where-Object Variant -eq 'fix').ArtifactsKept | Should -BeFalse
+    }
+
+    It 'narrows to the cells asked for' {
+        (Get-CorpusRun t1 -Root $TestDrive -Variant fix).Cells.Variant | Should -Be 'fix'
+    }
+
+    It 'names the paths it tried when there is no such run' {
+        { Get-CorpusRun no-such-run -Root $TestDrive } | Should -Throw -ExpectedMessage "no finished run at 'no-such-run'*"
+    }
+}
+
+Describe 'Should -Reproduce, -BeClean, -HaveFrame' -Tag 'CI' {
+    BeforeAll {
+        New-Run $TestDrive
+        $bug = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net10 -Run t1 -Root $TestDrive
+        $fix = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant fix -Subject net10 -Run t1 -Root $TestDrive
+    }
+
+    It 'pass on the outcome they name' {
+        $bug | Should -Reproduce
+        $fix | Should -BeClean
+        $fix | Should -Not -Reproduce
+        $bug | Should -HaveFrame 'FileMappingLeak.Program.Run'
+    }
+
+    It 'fail with the cell''s detail, artifact folder and re-run line' {
+        { $bug | Should -BeClean } | Should -Throw -ExpectedMessage '*filemapping-leak:csharp/bug/net10 clean, but it was reproduced*Detail: detail of bug*Artifacts: *csharp/bug/net10*Re-run: make run REPRO=filemapping-leak CASE=csharp VARIANT=bug SUBJECT=net10 KEEP=1*'
+        { $fix | Should -Reproduce } | Should -Throw -ExpectedMessage '*Artifacts: *(deleted: *'
+    }
+
+    It 'HaveFrame fails on a frame no stack holds, and on a cell with no stack snapshot' {
+        { $bug | Should -HaveFrame 'ObjectManager' } | Should -Throw -ExpectedMessage "*none of 2 frames in 1 stack snapshots*"
+        { $fix | Should -HaveFrame 'Main' } | Should -Throw -ExpectedMessage '*has no stack snapshot to read*'
+    }
+
+    It 'refuse what is not a cell result' {
+        { 'reproduced' | Should -Reproduce } | Should -Throw -ExpectedMessage '*Expected a cell result*'
+    }
+
+    It 'a run that lacks the cell is an error, not a pass' {
+        { Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net8 -Run t1 -Root $TestDrive } |
+            Should -Throw -ExpectedMessage '*holds no cell filemapping-leak:csharp/bug/net8'
+    }
+}
+
+Describe 'Get-CorpusCell' -Tag 'CI' {
+    It 'lists a repro''s cells with their expected outcomes (corpus list --json)' {
+        $cells = @(Get-CorpusCell -Repro filemapping-leak -Case csharp -Subject net10)
+        $cells.Count | Should -Be 2
+        ($cells | Where-Object Variant -eq 'bug').Expected | Should -Be 'reproduced'
+        ($cells | Where-Object Variant -eq 'fix').Arguments | Should -Contain '--variant'
+    }
+
+    It 'turns corpus''s input error into an error' {
+        { Get-CorpusCell -Repro no-such-repro } | Should -Throw -ExpectedMessage 'corpus list exited 2*'
+    }
+
+    It '<Name> has help with a synopsis and examples' -ForEach @(
+        @{ Name = 'Get-CorpusCell' }, @{ Name = 'Invoke-CorpusCell' }, @{ Name = 'Get-CorpusRun' }, @{ Name = 'Get-CorpusCellResult' }) {
+        $help = Get-Help $Name -Full
+        $help.Synopsis | Should -Not -BeLike "*$Name*"
+        @($help.Examples.Example).Count | Should -BeGreaterThan 0
+    }
+}
