@@ -21,8 +21,19 @@ BeforeAll {
                rerun = "make run REPRO=filemapping-leak CASE=csharp VARIANT=$variant SUBJECT=net10 KEEP=1" }
         }
         $bugCapture = @{ backend = 'createdump'; run = 'run'; file = "$cellDir/captures/snapshot-0.core"; bytes = 4; threads = 1 }
+        # A pruned cell of a harness that writes facts.json: the capture file is gone, its threads are in the facts.
+        $net8Dir = 'artifacts/t1/filemapping-leak/csharp/bug/net8'
+        New-Item -ItemType Directory -Path (Join-Path $Root $net8Dir) -Force | Out-Null
+        $net8Capture = @{ backend = 'createdump'; run = 'run'; file = "$net8Dir/captures/snapshot-0.core"; bytes = 4
+                          threads = @(@{ thread = 'managed 1'; crashing = $false; frames = @('Corpus.Repros.FileMappingLeak.Program.Main(System.String[])') }) }
+        @{ schema = 1; cell = @{ repro = 'filemapping-leak'; case = 'csharp'; variant = 'bug'; subject = 'net8' }; outcome = 'reproduced'
+           family = @{ key = 'shmem'; facts = @{ heldObjects = 8 } }; evidence = @(@{ key = 'heap'; status = 'holds' })
+           keyFigures = @('held by fd 8 (512.0 MB)'); captures = @($net8Capture); artifacts = $null } |
+            ConvertTo-Json -Depth 8 | Set-Content -Path (Join-Path $Root "$net8Dir/facts.json")
+        $net8 = & $cell 'bug' 'reproduced' @($bugCapture)
+        $net8.subject = 'net8'; $net8.artifacts = $null; $net8.facts = "$net8Dir/facts.json"
         @{ schema = 1; runId = 't1'; passed = $true; seconds = 1.0; inputErrors = @()
-           cells = @((& $cell 'bug' 'reproduced' @($bugCapture)), (& $cell 'fix' 'clean' @())) } |
+           cells = @((& $cell 'bug' 'reproduced' @($bugCapture)), (& $cell 'fix' 'clean' @()), $net8) } |
             ConvertTo-Json -Depth 6 | Set-Content -Path (Join-Path $Root 'artifacts/t1/summary.json')
     }
 }
@@ -35,12 +46,12 @@ Describe 'Get-CorpusRun' -Tag 'CI' {
 
     It 'reads every cell with its metrics' {
         $run.RunId | Should -Be 't1'
-        $run.Cells.Count | Should -Be 2
+        $run.Cells.Count | Should -Be 3
         $run.Cells[0].Metrics.rss_mb | Should -Be 30.2
     }
 
     It 'sorts a createdump capture into Dumps and its dump-facts file into StackSnapshots' {
-        $bug = $run.Cells | Where-Object Variant -eq 'bug'
+        $bug = $run.Cells | Where-Object { $_.Variant -eq 'bug' -and $_.Subject -eq 'net10' }
         $bug.ArtifactsKept | Should -BeTrue
         $bug.Dumps | Should -Be @(Join-Path $TestDrive 'artifacts/t1/filemapping-leak/csharp/bug/net10/captures/snapshot-0.core')
         $bug.StackSnapshots | Should -BeLike '*snapshot-0.facts.json'
@@ -52,6 +63,15 @@ Describe 'Get-CorpusRun' -Tag 'CI' {
 
     It 'narrows to the cells asked for' {
         (Get-CorpusRun t1 -Root $TestDrive -Variant fix).Cells.Variant | Should -Be 'fix'
+    }
+
+    It 'reads a pruned cell''s facts.json: family, evidence and the captured threads' {
+        $net8 = (Get-CorpusRun t1 -Root $TestDrive -Subject net8).Cells[0]
+        $net8.ArtifactsKept | Should -BeFalse
+        $net8.Family.facts.heldObjects | Should -Be 8
+        $net8.Evidence[0].status | Should -Be 'holds'
+        $net8.Captures[0].Exists | Should -BeFalse
+        $net8.Captures[0].Threads[0].frames | Should -HaveCount 1
     }
 
     It 'names the paths it tried when there is no such run' {
@@ -73,9 +93,15 @@ Describe 'Should -Reproduce, -BeClean, -HaveFrame' -Tag 'CI' {
         $bug | Should -HaveFrame 'FileMappingLeak.Program.Run'
     }
 
+    It 'HaveFrame reads facts.json''s threads when the capture files were pruned' {
+        $net8 = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net8 -Run t1 -Root $TestDrive
+        $net8 | Should -HaveFrame 'FileMappingLeak.Program.Main'
+        { $net8 | Should -HaveFrame 'Program.Run' } | Should -Throw -ExpectedMessage '*none of 1 frames in 1 stack snapshots*'
+    }
+
     It 'fail with the cell''s detail, artifact folder and re-run line' {
         { $bug | Should -BeClean } | Should -Throw -ExpectedMessage '*filemapping-leak:csharp/bug/net10 clean, but it was reproduced*Detail: detail of bug*Artifacts: *csharp/bug/net10*Re-run: make run REPRO=filemapping-leak CASE=csharp VARIANT=bug SUBJECT=net10 KEEP=1*'
-        { $fix | Should -Reproduce } | Should -Throw -ExpectedMessage '*Artifacts: *(deleted: *'
+        { $fix | Should -Reproduce } | Should -Throw -ExpectedMessage '*Artifacts: *(runs and captures deleted: *'
     }
 
     It 'HaveFrame fails on a frame no stack holds, and on a cell with no stack snapshot' {
@@ -88,8 +114,8 @@ Describe 'Should -Reproduce, -BeClean, -HaveFrame' -Tag 'CI' {
     }
 
     It 'a run that lacks the cell is an error, not a pass' {
-        { Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net8 -Run t1 -Root $TestDrive } |
-            Should -Throw -ExpectedMessage '*holds no cell filemapping-leak:csharp/bug/net8'
+        { Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject mono -Run t1 -Root $TestDrive } |
+            Should -Throw -ExpectedMessage '*holds no cell filemapping-leak:csharp/bug/mono'
     }
 }
 

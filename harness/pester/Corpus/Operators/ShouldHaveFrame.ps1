@@ -3,8 +3,9 @@ function ShouldHaveFrame {
     .SYNOPSIS
         Should -HaveFrame 'Name': a stack captured in the cell holds a frame containing Name (case-sensitive).
     .DESCRIPTION
-        Reads the cell's stack snapshots (dump-facts' threads of a createdump core, winedbg's and Mono's text
-        backtraces), so the cell's artifacts must have been kept: Invoke-CorpusCell always keeps them.
+        Reads the threads of the cell's captures from its facts.json, which keeps them after a run without --keep
+        pruned the capture files; without facts.json (an older harness), the stack snapshots on disk (dump-facts'
+        threads of a createdump core, winedbg's and Mono's text backtraces), which Invoke-CorpusCell always keeps.
     .EXAMPLE
         Invoke-CorpusCell -Repro binaryformatter-quadratic -Case deserialize -Variant bug -Subject mono |
             Should -HaveFrame 'ObjectManager'
@@ -31,7 +32,7 @@ function ShouldHaveFrame {
         }
         else {
             $top = @($frames | Select-Object -First 8 | ForEach-Object Frame) -join ' | '
-            $message = "Expected a captured stack of $name to hold a frame '$ExpectedValue'$because, but none of $($frames.Count) frames in $($cell.StackSnapshots.Count) stack snapshots does; the first: $top.`n$tail"
+            $message = "Expected a captured stack of $name to hold a frame '$ExpectedValue'$because, but none of $($frames.Count) frames in $(@($frames | ForEach-Object File | Select-Object -Unique).Count) stack snapshots does; the first: $top.`n$tail"
         }
     }
     [pscustomobject]@{ Succeeded = $succeeded; FailureMessage = $message }

@@ -1,6 +1,7 @@
 function ConvertTo-CorpusCellResult {
-    # A cell of summary.json (the shape of cell.json) as a Corpus.CellResult: paths made absolute, captures sorted
-    # into dumps, stack snapshots, traces and time-travel output, and the cell's facts.json read when it was kept.
+    # A cell of summary.json as a Corpus.CellResult: its facts.json read (schema 1: family, evidence, captures with
+    # their thread stacks and heap counts; it stays when a cell's runs and captures are pruned), paths made absolute,
+    # and the captures that are still on disk sorted into dumps, stack snapshots, traces and time-travel output.
     param([Parameter(Mandatory)] $Json, [Parameter(Mandatory)] [string] $Root, [string] $RunId, [string] $RunDir,
           [string] $Source = 'summary.json', [int] $Index = 0)
     foreach ($field in 'repro', 'case', 'variant', 'subject', 'outcome') {
@@ -11,9 +12,20 @@ function ConvertTo-CorpusCellResult {
 
     $artifactDir = $null
     if ($Json.artifacts) { $artifactDir = Join-Path $Root $Json.artifacts }
-    $kept = [bool] ($artifactDir -and (Test-Path -LiteralPath $artifactDir -PathType Container))
 
-    $captures = foreach ($c in @($Json.captures)) {
+    $facts = $null
+    $factsFile = if ($Json.facts) { Join-Path $Root $Json.facts } elseif ($artifactDir) { Join-Path $artifactDir 'facts.json' }
+    if ($factsFile -and (Test-Path -LiteralPath $factsFile -PathType Leaf)) {
+        $facts = Get-Content -Raw -LiteralPath $factsFile | ConvertFrom-Json
+        if ($facts.schema -ne 1) { throw "${factsFile}: field 'schema': this module reads schema 1, found $($facts.schema)" }
+        # A pruned cell's folder keeps facts.json, cell.json and rerun.txt.
+        if (-not $artifactDir) { $artifactDir = Split-Path -Parent $factsFile }
+    }
+    # Kept: the cell's runs and captures are on disk. summary.json's artifacts is null once they are pruned.
+    $kept = [bool] ($Json.artifacts -and (Test-Path -LiteralPath (Join-Path $Root $Json.artifacts) -PathType Container))
+
+    $listed = if ($facts) { $facts.captures } else { $Json.captures }
+    $captures = foreach ($c in @($listed)) {
         if ($null -eq $c) { continue }
         $path = Join-Path $Root $c.file
         $kind = switch -Regex ($c.backend) {
@@ -25,23 +37,25 @@ function ConvertTo-CorpusCellResult {
             default { 'other' }
         }
         # The thread stacks beside a dump: dump-facts' JSON of a createdump core, winedbg's backtraces of a minidump.
-        $stacks = $null
-        if ($kind -eq 'stacks') { $stacks = $path }
-        elseif ($c.backend -eq 'createdump') { $stacks = [regex]::Replace($path, '\.core$', '.facts.json') }
-        elseif ($c.backend -eq 'winedbg') { $stacks = [regex]::Replace($path, '\.mdmp$', '.threads.txt') }
+        $stackFile = $null
+        if ($kind -eq 'stacks') { $stackFile = $path }
+        elseif ($c.backend -eq 'createdump') { $stackFile = [regex]::Replace($path, '\.core$', '.facts.json') }
+        elseif ($c.backend -eq 'winedbg') { $stackFile = [regex]::Replace($path, '\.mdmp$', '.threads.txt') }
+        # facts.json carries the threads with their frames; summary.json only their count.
+        $threads = if ($c.threads -is [array] -or $c.threads -is [pscustomobject]) { @($c.threads) } else { @() }
         [pscustomobject]@{
             PSTypeName = 'Corpus.Capture'
             Backend    = $c.backend
             Kind       = $kind
             Run        = $c.run
             Path       = $path
-            StackFile  = $stacks
+            StackFile  = $stackFile
             Exists     = Test-Path -LiteralPath $path -PathType Leaf
             Bytes      = $c.bytes
             Seconds    = $c.seconds
             AtSeconds  = $c.atSeconds
-            Threads    = $c.threads
-            HeapTypes  = $c.heapTypes
+            Threads    = $threads
+            Heap       = $c.heap
             Note       = $c.note
         }
     }
@@ -49,11 +63,6 @@ function ConvertTo-CorpusCellResult {
     $existing = { param($kind) @($captures | Where-Object { $_.Kind -eq $kind -and $_.Exists } | ForEach-Object Path) }
     $stackFiles = @($captures | Where-Object { $_.StackFile -and (Test-Path -LiteralPath $_.StackFile -PathType Leaf) } |
                     ForEach-Object StackFile)
-
-    $facts = $null
-    if ($kept -and (Test-Path -LiteralPath (Join-Path $artifactDir 'facts.json') -PathType Leaf)) {
-        $facts = Get-Content -Raw -LiteralPath (Join-Path $artifactDir 'facts.json') | ConvertFrom-Json
-    }
 
     [pscustomobject]@{
         PSTypeName     = 'Corpus.CellResult'
@@ -67,9 +76,13 @@ function ConvertTo-CorpusCellResult {
         Gate           = $Json.gate
         GateMessage    = $Json.gateMessage
         Detail         = $Json.detail
+        KeyFigures     = if ($facts) { @($facts.keyFigures) } else { @($Json.keyFigures | Where-Object { $_ }) }
         Seconds        = $Json.seconds
         Metrics        = $Json.metrics
+        Family         = if ($facts) { $facts.family } else { $null }
+        Evidence       = if ($facts) { @($facts.evidence) } else { @() }
         Facts          = $facts
+        FactsFile      = if ($facts) { $factsFile } else { $null }
         Runs           = @($Json.runs)
         Captures       = $captures
         CaptureErrors  = @($Json.captureErrors)

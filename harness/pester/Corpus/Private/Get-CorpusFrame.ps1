@@ -1,7 +1,18 @@
 function Get-CorpusFrame {
-    # Every frame of every captured stack of a cell, each with the file and thread it came from: dump-facts' JSON
-    # (threads[].frames) and the text backtraces of winedbg and Mono (one frame a line).
+    # Every frame of every captured stack of a cell, each with where it came from. facts.json's captures carry their
+    # threads' frames, also after the capture files were pruned; without facts.json, the stack files on disk:
+    # dump-facts' JSON (threads[].frames) and the text backtraces of winedbg and Mono (one frame a line).
     param([Parameter(Mandatory)] $Cell)
+    if ($Cell.Facts) {
+        foreach ($capture in $Cell.Captures) {
+            foreach ($thread in $capture.Threads) {
+                foreach ($frame in @($thread.frames)) {
+                    [pscustomobject]@{ File = $capture.Path; Thread = $thread.thread; Frame = $frame }
+                }
+            }
+        }
+        return
+    }
     foreach ($file in $Cell.StackSnapshots) {
         if ($file -like '*.json') {
             $doc = Get-Content -Raw -LiteralPath $file | ConvertFrom-Json
