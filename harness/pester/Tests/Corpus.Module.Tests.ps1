@@ -138,3 +138,29 @@ Describe 'Get-CorpusCell' -Tag 'CI' {
         @($help.Examples.Example).Count | Should -BeGreaterThan 0
     }
 }
+
+Describe 'the Tests files of the tree' -Tag 'CI' {
+    It 'tag each Describe with exactly one of CI, Feature or Scenario' {
+        $root = (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
+        $files = Get-ChildItem -Path (Join-Path $root 'harness'), (Join-Path $root 'repros') -Filter '*.Tests.ps1' -Recurse -File
+        $files.Count | Should -BeGreaterThan 2
+        $untagged = foreach ($file in $files) {
+            $ast = [System.Management.Automation.Language.Parser]::ParseFile($file.FullName, [ref] $null, [ref] $null)
+            $describes = $ast.FindAll({ param($node) $node -is [System.Management.Automation.Language.CommandAst] -and
+                                        $node.GetCommandName() -eq 'Describe' }, $true)
+            foreach ($describe in $describes) {
+                $elements = $describe.CommandElements
+                $tags = @()
+                for ($i = 0; $i -lt $elements.Count - 1; $i++) {
+                    if ($elements[$i] -is [System.Management.Automation.Language.CommandParameterAst] -and $elements[$i].ParameterName -eq 'Tag') {
+                        $tags = @($elements[$i + 1].SafeGetValue())
+                    }
+                }
+                if (@($tags | Where-Object { $_ -in 'CI', 'Feature', 'Scenario' }).Count -ne 1) {
+                    "$($file.FullName):$($describe.Extent.StartLineNumber): tags '$($tags -join ', ')'"
+                }
+            }
+        }
+        $untagged | Should -BeNullOrEmpty
+    }
+}
