@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The corpus's PowerShell: the pinned pwsh from .config/dotnet-tools.json, with the pinned Pester (.cache/powershell/
-# Modules, restored by ci/setup.sh) and the Corpus module (harness/pester) first on PSModulePath, and no profile.
+# Modules, restored by ci/setup.sh) and the Corpus module (harness/pester) first on PSModulePath, and no profile;
+# it runs in the checkout's root, so paths are relative to it.
 #   ci/pwsh.sh -Command "Invoke-Pester repros/filemapping-leak -Output Detailed"
 #   ci/pwsh.sh -File script.ps1 ARGS...
 set -euo pipefail

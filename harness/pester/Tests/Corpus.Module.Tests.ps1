@@ -139,6 +139,16 @@ Describe 'Get-CorpusCell' -Tag 'CI' {
     }
 }
 
+Describe 'the Corpus module' -Tag 'CI' {
+    It 'exports exactly the functions of Public/, one a file' {
+        $moduleDir = Join-Path $PSScriptRoot (Join-Path '..' 'Corpus')
+        $manifest = Test-ModuleManifest -Path (Join-Path $moduleDir 'Corpus.psd1')
+        $public = @(Get-ChildItem -Path (Join-Path $moduleDir 'Public') -Filter '*.ps1' -File | ForEach-Object BaseName | Sort-Object)
+        @($manifest.ExportedFunctions.Keys | Sort-Object) | Should -Be $public
+        @((Get-Module Corpus).ExportedCommands.Keys | Sort-Object) | Should -Be $public
+    }
+}
+
 Describe 'the Tests files of the tree' -Tag 'CI' {
     It 'tag each Describe with exactly one of CI, Feature or Scenario' {
         $root = (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
