@@ -8,8 +8,8 @@
     Thin on purpose: building, running, containment, judging and the gate all stay in `corpus`; this file maps
     cells to tests through the Corpus module (Get-CorpusCell, Invoke-CorpusCell). Needs the pinned pwsh and Pester
     and a built harness: `make setup`, then ci/pwsh.sh (or on Windows PowerShell 7 with Pester 5.7.1 and
-    `dotnet build harness/Corpus.Harness -c Release -o build/harness/corpus`). Each cell's artifacts are kept under
-    artifacts/pester-*/.
+    `dotnet build harness/Corpus.Harness -c Release -o build/harness/corpus`). Each cell is a run of its own,
+    artifacts/pester-*/; a cell that differs from expected/ keeps its artifacts there.
 
 .EXAMPLE
     ci/pwsh.sh -Command "Invoke-Pester -Path harness/pester/Corpus.Tests.ps1 -Output Detailed"
@@ -49,7 +49,8 @@ Describe 'repro <Name>' -Tag 'Scenario' -ForEach $repros {
         }
         $runArgs = @{}
         if ($Root) { $runArgs.Root = $Root }
-        $result = $Cell | Invoke-CorpusCell @runArgs
+        # Only the outcome is asserted: a cell that matches expected/ keeps its facts, not its dumps.
+        $result = $Cell | Invoke-CorpusCell -Prune @runArgs
         $result.Outcome | Should -Be $Cell.Expected -Because "$($result.Detail) (expected: $($Cell.Reason); artifacts: $($result.ArtifactDir); re-run: $($result.Rerun))"
         $result.Gate | Should -Be 'pass'
     }

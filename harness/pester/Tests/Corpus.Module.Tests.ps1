@@ -139,6 +139,43 @@ Describe 'Get-CorpusCell' -Tag 'CI' {
     }
 }
 
+Describe 'Invoke-CorpusCell' -Tag 'CI' {
+    # A real cell that needs no build and no Wine: ngen.exe on the windows subject, unsupported on Linux in well
+    # under a second.
+    BeforeAll {
+        $root = (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
+        $keptId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
+        $prunedId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
+        $cell = @{ Repro = 'ngen-imagelist-corruption'; Case = 'ngen'; Variant = 'bug'; Subject = 'windows' }
+        $kept = Invoke-CorpusCell @cell -RunId $keptId
+        $pruned = Invoke-CorpusCell @cell -RunId $prunedId -Prune
+    }
+    AfterAll {
+        foreach ($id in $keptId, $prunedId) { Remove-Item -Recurse -Force -LiteralPath (Join-Path $root (Join-Path 'artifacts' $id)) -ErrorAction Ignore }
+    }
+
+    It 'runs the cell through corpus run and returns its result with the re-run line' {
+        $kept.Outcome | Should -Be 'unsupported'
+        $kept.Expected | Should -Be 'unsupported'
+        $kept.Gate | Should -Be 'pass'
+        $kept.ExitCode | Should -Be 0
+        $kept.RunId | Should -Be $keptId
+        $kept.Rerun | Should -Be 'make run REPRO=ngen-imagelist-corruption CASE=ngen VARIANT=bug SUBJECT=windows KEEP=1'
+        $kept | Should -Not -Reproduce
+    }
+
+    It 'keeps the cell''s artifacts unless told -Prune' {
+        $kept.ArtifactsKept | Should -BeTrue
+        Test-Path -LiteralPath (Join-Path $kept.ArtifactDir 'rerun.txt') | Should -BeTrue
+        $pruned.ArtifactsKept | Should -BeFalse
+    }
+
+    It 'turns bad input (corpus exit 2) into an error' {
+        { Invoke-CorpusCell -Repro ngen-imagelist-corruption -Case no-such-case -Variant bug -Subject windows -RunId $prunedId } |
+            Should -Throw -ExpectedMessage 'corpus run exited 2*'
+    }
+}
+
 Describe 'the Corpus module' -Tag 'CI' {
     It 'exports exactly the functions of Public/, one a file' {
         $moduleDir = Join-Path $PSScriptRoot (Join-Path '..' 'Corpus')

@@ -6,9 +6,10 @@ function Invoke-CorpusCell {
 
     .DESCRIPTION
         Calls `corpus run --repro R --case C --variant V --subject S --run-id ID --keep` (the harness builds, contains,
-        captures and judges; nothing of that is done here), then reads the run's summary.json. The run keeps every
-        artifact (--keep), so the dumps, stack snapshots, traces and time-travel output it names are there to read;
-        they stay in artifacts/<run-id>/ until `make clean`.
+        captures and judges; nothing of that is done here), then reads the run's summary.json and the cell's
+        facts.json. The run keeps every artifact (--keep), so the dumps, stack snapshots, traces and time-travel
+        output it names are there to read; they stay in artifacts/<run-id>/ until `make clean`. -Prune leaves that
+        to corpus, which deletes the runs and captures of a cell whose outcome matched expected/.
 
         A cell whose outcome differs from expected/ is not an error here (corpus exits 1): the result says so in
         Outcome, Expected and Gate, and the Should operators Reproduce and BeClean assert on it. Bad input (corpus
@@ -28,6 +29,10 @@ function Invoke-CorpusCell {
 
     .PARAMETER Runs
         Runs of a statistics cell (`corpus run --runs`); the manifest's count when omitted.
+
+    .PARAMETER Prune
+        Runs without --keep: a cell whose outcome matched expected/ keeps only its facts (summary.json, facts.json),
+        not its dumps and logs. For runs that only need the outcome and the numbers.
 
     .PARAMETER RunId
         The run's id (artifacts/<run-id>/). A fresh `pester-…` id when omitted, so no run is overwritten.
@@ -58,6 +63,7 @@ function Invoke-CorpusCell {
         [Parameter(Mandatory, ValueFromPipelineByPropertyName)] [string] $Variant,
         [Parameter(Mandatory, ValueFromPipelineByPropertyName)] [string] $Subject,
         [ValidateRange(1, 100000)] [int] $Runs,
+        [switch] $Prune,
         [ValidatePattern('^[A-Za-z0-9._-]+$')] [string] $RunId,
         [string] $Root
     )
@@ -67,7 +73,8 @@ function Invoke-CorpusCell {
     process {
         $id = if ($RunId) { $RunId } else { 'pester-' + [guid]::NewGuid().ToString('N').Substring(0, 12) }
         $arguments = @('run', '--repro', $Repro, '--case', $Case, '--variant', $Variant, '--subject', $Subject,
-                       '--run-id', $id, '--keep')
+                       '--run-id', $id)
+        if (-not $Prune) { $arguments += '--keep' }
         if ($Runs) { $arguments += @('--runs', "$Runs") }
         $r = Invoke-CorpusTool -Corpus $corpus -Arguments $arguments
         $output = $r.Stdout + $r.Stderr
