@@ -143,7 +143,9 @@ Describe 'Invoke-CorpusCell' -Tag 'CI' {
     # A real cell that needs no build and no Wine: ngen.exe on the windows subject, unsupported on Linux in well
     # under a second.
     BeforeAll {
-        $root = (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
+        # corpus points artifacts/latest at its last run; these runs are removed after, so it goes back to where it was.
+        $latest = Join-Path (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path (Join-Path 'artifacts' 'latest')
+        $latestBefore = (Get-Item -LiteralPath $latest -ErrorAction Ignore).Target
         $keptId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
         $prunedId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
         $cell = @{ Repro = 'ngen-imagelist-corruption'; Case = 'ngen'; Variant = 'bug'; Subject = 'windows' }
@@ -151,7 +153,10 @@ Describe 'Invoke-CorpusCell' -Tag 'CI' {
         $pruned = Invoke-CorpusCell @cell -RunId $prunedId -Prune
     }
     AfterAll {
-        foreach ($id in $keptId, $prunedId) { Remove-Item -Recurse -Force -LiteralPath (Join-Path $root (Join-Path 'artifacts' $id)) -ErrorAction Ignore }
+        # The runs' own folders, wherever the module's root put them.
+        foreach ($run in $kept, $pruned) { if ($run.RunDir) { Remove-Item -Recurse -Force -LiteralPath $run.RunDir -ErrorAction Ignore } }
+        Remove-Item -LiteralPath $latest -Force -ErrorAction Ignore
+        if ($latestBefore) { New-Item -ItemType SymbolicLink -Path $latest -Target $latestBefore | Out-Null }
     }
 
     It 'runs the cell through corpus run and returns its result with the re-run line' {
