@@ -1,4 +1,5 @@
-# The corpus's two commands: `make run` (the default demo, or one repro) and `make test` (unit tests + gate).
+# The corpus's two commands: `make run` (the default demo, or one repro) and `make test` (unit tests, gate, the repros'
+# Pester tests over the gate's run).
 # Both run the idempotent setup first.
 SHELL := /bin/bash
 .DEFAULT_GOAL := run
@@ -11,6 +12,7 @@ KEEP    ?=
 RUNS    ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
+comma := ,
 
 # Build tools and runtimes leave files in TMPDIR (two empty folders per `dotnet build`, the diagnostic sockets of
 # killed CoreCLR runs): in the corpus's own tree, not the host's /tmp. The harness does the same when run directly.
@@ -34,51 +36,34 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit gate validate clean lost-memory new-repro stress test-labs bisect
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect
 setup:
 	@ci/setup.sh
 
 run: setup
 	$(CORPUS) run $(SELECT)
 
+# After the gate, the repros' Pester tests assert the labs' claims over the gate's run (artifacts/latest), running no cell.
 test: setup unit gate
+	ci/pester.sh latest
 
-# xUnit for every C# project, then GoogleTest (through CTest) for every repro with a cpp/ folder, natively and,
-# for the Win32 tests, under Wine.
+# xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, the Corpus
+# module's Pester tests, and the harness as a Windows program under Wine: ci/unit.sh.
 unit:
-	dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
-	@set -e; for dir in repros/*/cpp; do \
-	  id=$$(basename $$(dirname $$dir)); out=build/$$id/ctest; \
-	  cmake -S $$dir -B $$out -DCMAKE_BUILD_TYPE=Release >/dev/null; \
-	  cmake --build $$out -j 2 >/dev/null; \
-	  ctest --test-dir $$out --output-on-failure; \
-	done
-	@# The Win32 tests (a *_win32_test.cpp in cpp/): cross-built with mingw-w64, run under Wine in a throwaway cell.
-	@set -e; for dir in repros/*/cpp; do \
-	  compgen -G "$$dir/*_win32_test.cpp" >/dev/null || continue; \
-	  id=$$(basename $$(dirname $$dir)); harness/wine/ctest.sh $$dir build/$$id/wine-ctest; \
-	done
-	harness/wine/test-cell.sh
-	@# The Pester entry point cannot run here (no PowerShell): tree-sitter's PowerShell grammar checks its syntax,
-	@# and must reject a broken script, or the check proves nothing.
-	node ci/check-powershell.mjs harness/pester/Corpus.Tests.ps1
-	@mkdir -p build && printf 'Describe "broken" {\n    It "x" {\n        $$a = (1 +\n' > build/pester-broken.ps1
-	@if node ci/check-powershell.mjs build/pester-broken.ps1 2>/dev/null; then \
-	  echo "check-powershell: a broken script passed the check" >&2; exit 1; fi
-	@# The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
-	@# with the Linux harness's outcomes (docs/wine.md, "The harness as a Windows program").
-	@$(MAKE) --no-print-directory build/harness/win-x64/corpus.exe
-	$(CORPUS) winsmoke
+	ci/unit.sh
 
-# Published for win-x64 only when the harness's sources change; its own obj folder, so the Linux build stays incremental.
-WIN_HARNESS_SOURCES := $(shell find harness/Corpus.Harness harness/LostMemory -path '*/obj' -prune -o -path '*/bin' -prune -o -type f -print)
-build/harness/win-x64/corpus.exe: $(WIN_HARNESS_SOURCES)
-	dotnet publish harness/Corpus.Harness -c Release -r win-x64 --self-contained -o build/harness/win-x64 \
-	  --artifacts-path build/harness/win-x64-obj -nologo -v q -clp:ErrorsOnly
-	@touch $@
+# The harness published for win-x64, only when its sources changed (make unit does this before `corpus winsmoke`).
+publish-windows-harness:
+	ci/publish-windows-harness.sh
 
 gate:
 	ci/gate.sh
+
+# The repros' Pester tests (repros/<id>/<id>.Tests.ps1): over a finished run with RUN=<id>|latest, else running their
+# cells (artifacts kept); REPRO=<id>[,<id>] for some.
+RUN ?=
+pester: setup
+	ci/pester.sh '$(RUN)' $(subst $(comma), ,$(REPRO))
 
 # Every ```sh lab block of every lab (or of LAB=<id>) in a fresh clone; takes minutes, so not part of `make test`.
 test-labs:

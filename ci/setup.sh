@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Idempotent setup: Debian packages, the .NET 8 subject, the harness and the dump-facts tool, the Wine template,
-# tree-sitter's PowerShell grammar.
+# PowerShell and Pester.
 # Quick when everything is already there; safe to run from make run and make test every time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,14 +54,17 @@ build harness/RoslynRunner build/harness/roslyn-runner
 harness/wine/template.sh
 harness/wine/googletest.sh
 
-# The PowerShell grammar for tree-sitter, for the syntax check of the Pester entry point (ci/check-powershell.mjs).
-# Both ship prebuilt linux-x64 binaries; the grammar's node binding is ESM-only.
-ts=.cache/tree-sitter ts_want="tree-sitter@0.25.1 tree-sitter-powershell@0.26.4"
-if [[ $(cat "$ts/stamp" 2>/dev/null) != "$ts_want" ]]; then
-  rm -rf "$ts" && mkdir -p "$ts"
-  # shellcheck disable=SC2086  # two package specs
-  npm install --prefix "$ts" --no-audit --no-fund --loglevel=error $ts_want >/dev/null
-  echo "$ts_want" > "$ts/stamp"
+# PowerShell and Pester, both from NuGet and pinned: pwsh as a local .NET tool (.config/dotnet-tools.json), Pester
+# restored by ci/pester/Pester.csproj and copied where ci/pwsh.sh puts it on PSModulePath.
+dotnet tool restore >/dev/null || { echo "setup: dotnet tool restore (pwsh) failed" >&2; dotnet tool restore; exit 1; }
+pester_version=$(sed -n 's/.*Include="Pester" Version="\[\([^]]*\)\]".*/\1/p' ci/pester/Pester.csproj)
+[[ -n $pester_version ]] || { echo "setup: ci/pester/Pester.csproj: no PackageDownload of Pester with a [version]" >&2; exit 1; }
+pester=.cache/powershell/Modules/Pester/$pester_version
+if [[ ! -f $pester/Pester.psd1 ]]; then
+  dotnet restore ci/pester/Pester.csproj --packages .cache/powershell/packages -nologo -v q >/dev/null || {
+    echo "setup: restoring Pester $pester_version failed" >&2; exit 1; }
+  rm -rf "$pester" "$pester.tmp" && mkdir -p "$(dirname "$pester")"
+  cp -r ".cache/powershell/packages/pester/$pester_version/tools" "$pester.tmp" && mv "$pester.tmp" "$pester"
 fi
 
 # freelog: the free() recorder preloaded into crash-capture runs (see harness/native/freelog).

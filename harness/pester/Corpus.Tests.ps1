@@ -1,3 +1,4 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
 <#
 .SYNOPSIS
     The corpus as Pester tests: one It per cell of `corpus list --json`, each running that cell through `corpus run`
@@ -5,16 +6,16 @@
 
 .DESCRIPTION
     Thin on purpose: building, running, containment, judging and the gate all stay in `corpus`; this file maps
-    cells to tests. Needs PowerShell 7 and Pester 5, and a built harness (`ci/setup.sh`, or on Windows
-    `dotnet build harness/Corpus.Harness -c Release -o build/harness/corpus`). It is not run on the Linux machines
-    this corpus is developed on (no PowerShell there); `make test` checks its syntax only.
+    cells to tests through the Corpus module (Get-CorpusCell, Invoke-CorpusCell). Needs the pinned pwsh and Pester
+    and a built harness: `make setup`, then ci/pwsh.sh (or on Windows PowerShell 7 with Pester 5.7.1 and
+    `dotnet build harness/Corpus.Harness -c Release -o build/harness/corpus`). Each cell is a run of its own,
+    artifacts/pester-*/; a cell that differs from expected/ keeps its artifacts there.
 
 .EXAMPLE
-    Invoke-Pester -Path harness/pester/Corpus.Tests.ps1 -Output Detailed
+    ci/pwsh.sh -Command "Invoke-Pester -Path harness/pester/Corpus.Tests.ps1 -Output Detailed"
 
 .EXAMPLE
-    $data = @{ Repro = 'ngen-imagelist-corruption' }
-    $container = New-PesterContainer -Path harness/pester/Corpus.Tests.ps1 -Data $data
+    $container = New-PesterContainer -Path harness/pester/Corpus.Tests.ps1 -Data @{ Repro = 'ngen-imagelist-corruption' }
     $config = New-PesterConfiguration
     $config.Run.Container = $container
     $config.TestResult.Enabled = $true
@@ -27,56 +28,30 @@ param(
 )
 
 BeforeDiscovery {
-    if ($Root -eq '') {
-        $Root = (Resolve-Path (Join-Path (Join-Path $PSScriptRoot '..') '..')).Path
-    }
-    $corpusDll = Join-Path $Root (Join-Path 'build' (Join-Path 'harness' (Join-Path 'corpus' 'corpus.dll')))
-    $listArgs = @($corpusDll, 'list', '--json', '--root', $Root)
-    if ($Repro -ne '') {
-        $listArgs += @('--repro', $Repro)
-    }
-    $listed = & dotnet @listArgs
-    if ($LASTEXITCODE -ne 0) {
-        throw "corpus list exited $LASTEXITCODE; run 'dotnet $corpusDll validate' for the input errors"
-    }
-    $cells = ($listed | Out-String | ConvertFrom-Json).cells
-    $repros = @()
-    foreach ($group in ($cells | Group-Object -Property repro)) {
-        $items = @()
-        foreach ($cell in $group.Group) {
-            $items += @{
-                Case     = $cell.case
-                Variant  = $cell.variant
-                Subject  = $cell.subject
-                Expected = $cell.expected
-                Reason   = $cell.reason
-                RunArgs  = @($cell.args)
-                Root     = $Root
-                Corpus   = $corpusDll
-            }
-        }
-        $repros += @{ Name = $group.Name; Cells = $items }
+    Import-Module (Join-Path $PSScriptRoot (Join-Path 'Corpus' 'Corpus.psd1'))
+    $listArgs = @{}
+    if ($Repro) { $listArgs.Repro = $Repro }
+    if ($Root) { $listArgs.Root = $Root }
+    $repros = foreach ($group in (Get-CorpusCell @listArgs | Group-Object -Property Repro)) {
+        @{ Name = $group.Name; Cells = @($group.Group | ForEach-Object { @{ Cell = $_; Root = $Root } }) }
     }
 }
 
-Describe 'repro <Name>' -ForEach $repros {
-    It '<Case> <Variant> on <Subject> is <Expected>' -ForEach $Cells {
-        if ($null -eq $Expected) {
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path 'Corpus' 'Corpus.psd1'))
+}
+
+Describe 'repro <Name>' -Tag 'Scenario' -ForEach $repros {
+    It '<Cell.Case> <Cell.Variant> on <Cell.Subject> is <Cell.Expected>' -ForEach $Cells {
+        if ($null -eq $Cell.Expected) {
             Set-ItResult -Skipped -Because 'expected/ has no entry for this cell'
             return
         }
-        # A run id of its own, so the summary read below is this cell's and nothing is overwritten.
-        $runId = 'pester-' + [guid]::NewGuid().ToString('N').Substring(0, 12)
-        $output = & dotnet $Corpus @RunArgs --root $Root --run-id $runId 2>&1
-        $exit = $LASTEXITCODE
-        $summaryFile = Join-Path $Root (Join-Path 'artifacts' (Join-Path $runId 'summary.json'))
-        if (-not (Test-Path $summaryFile)) {
-            throw "corpus run exited $exit without a summary: $($output | Out-String)"
-        }
-        $summary = Get-Content -Raw -Path $summaryFile | ConvertFrom-Json
-        $summary.cells.Count | Should -Be 1
-        $cell = $summary.cells[0]
-        $cell.outcome | Should -Be $Expected -Because "$($cell.detail) (expected: $Reason; rerun: $($cell.rerun))"
-        $cell.gate | Should -Be 'pass'
+        $runArgs = @{}
+        if ($Root) { $runArgs.Root = $Root }
+        # Only the outcome is asserted: a cell that matches expected/ keeps its facts, not its dumps.
+        $result = $Cell | Invoke-CorpusCell -Prune @runArgs
+        $result.Outcome | Should -Be $Cell.Expected -Because "$($result.Detail) (expected: $($Cell.Reason); artifacts: $($result.ArtifactDir); re-run: $($result.Rerun))"
+        $result.Gate | Should -Be 'pass'
     }
 }

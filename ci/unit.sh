@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make unit: xUnit for every C# project; GoogleTest through CTest for every repro with a cpp/ folder, natively and,
+# for the Win32 tests, under Wine; the Wine cell checks; PowerShell's parser over every PowerShell file and the Corpus
+# module's Pester tests; the harness as a Windows program under Wine. Stops at the first failure with its exit code.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export TMPDIR=${TMPDIR:-$PWD/build/tmp}
+mkdir -p "$TMPDIR"
+
+dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
+
+for dir in repros/*/cpp; do
+  id=$(basename "$(dirname "$dir")"); out=build/$id/ctest
+  cmake -S "$dir" -B "$out" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build "$out" -j 2 >/dev/null
+  ctest --test-dir "$out" --output-on-failure
+done
+
+# The Win32 tests (a *_win32_test.cpp in cpp/): cross-built with mingw-w64, run under Wine in a throwaway cell.
+for dir in repros/*/cpp; do
+  compgen -G "$dir/*_win32_test.cpp" >/dev/null || continue
+  id=$(basename "$(dirname "$dir")")
+  harness/wine/ctest.sh "$dir" "build/$id/wine-ctest"
+done
+harness/wine/test-cell.sh
+
+# Every PowerShell file in the tree through PowerShell's own parser; a broken script must be rejected, or the check
+# proves nothing.
+mapfile -t scripts < <(find . \( -name .git -o -path ./build -o -path ./.cache -o -path ./artifacts -o -name obj -o -name bin \) \
+                        -prune -o -type f \( -name '*.ps1' -o -name '*.psm1' -o -name '*.psd1' \) -print | sort)
+ci/pwsh.sh -File ci/check-powershell.ps1 "${scripts[@]}"
+printf 'Describe "broken" {\n    It "x" {\n        $a = (1 +\n' > build/pester-broken.ps1
+if ci/pwsh.sh -File ci/check-powershell.ps1 build/pester-broken.ps1 2>/dev/null; then
+  echo "check-powershell: a broken script passed the check" >&2; exit 1
+fi
+# The Corpus PowerShell module's own tests (no cell runs): its Should operators, run reading and `corpus list`.
+ci/pwsh.sh -Command '$c = New-PesterConfiguration; $c.Run.Path = "harness/pester/Tests"; $c.Run.Exit = $true
+                     $c.Output.Verbosity = "Detailed"; Invoke-Pester -Configuration $c'
+
+# The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
+# with the Linux harness's outcomes (docs/wine.md, "The harness as a Windows program").
+ci/publish-windows-harness.sh
+dotnet build/harness/corpus/corpus.dll winsmoke

@@ -1,0 +1,91 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+<#
+.SYNOPSIS
+    The claims of docs/labs/filemapping-leak.md, one It each, asserted over the harness's cells.
+
+.DESCRIPTION
+    Runs the cells through `corpus run` (artifacts kept under artifacts/pester-*/), or, with -Data @{ Run = '<run>' },
+    reads them from a finished run (a run id, artifacts/<id>, or `latest`) without running anything: `make test`
+    asserts this way over the gate's run.
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester repros/filemapping-leak -Output Detailed"
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester -Container (New-PesterContainer -Path repros/filemapping-leak -Data @{ Run = 'latest' })"
+#>
+param(
+    [string] $Run = ''
+)
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+    $leakMB = 512    # 8 maps of 64 MB (the case's args)
+}
+
+Describe 'filemapping-leak' -Tag 'Scenario' {
+    Context 'C#: MemoryMappedFile.CreateNew(null, size), view disposed, map kept, on .NET 10' {
+        BeforeAll {
+            $bug = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net10 -Run $Run
+            $fix = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant fix -Subject net10 -Run $Run
+        }
+
+        It 'the cell''s shared memory grows by the 512 MB leak while its RSS stays under 64 MB' {
+            $bug | Should -Reproduce
+            $bug.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $bug.Detail
+            $bug.Metrics.shmem_delta_mb | Should -BeLessThan ($leakMB + 32) -Because $bug.Detail
+            $bug.Metrics.rss_mb | Should -BeLessThan 64 -Because 'no process maps the leaked pages'
+        }
+
+        It 'the lost-memory finder sees the 8 unmapped objects, 512 MB, held only by a descriptor' {
+            $bug.Metrics.held_objects | Should -Be 8
+            $bug.Metrics.held_fd_only_mb | Should -Be $leakMB
+        }
+
+        It 'the heap dump holds the 8 live MemoryMappedFiles' {
+            $bug.Metrics.heap_instances | Should -Be '8 System.IO.MemoryMappedFiles.MemoryMappedFile'
+            if ($bug.Facts) {
+                $heap = $bug.Evidence | Where-Object key -eq 'heap'
+                $heap.status | Should -Be 'holds'
+                $heap.facts.seen | Should -Be 8
+            }
+        }
+
+        It 'the dump was taken while Main held the maps, asleep in Program.Run' {
+            if (-not $bug.Facts -and -not $bug.ArtifactsKept) {
+                Set-ItResult -Skipped -Because "the run $($bug.RunId) has no facts.json and kept no capture of this cell"
+                return
+            }
+            @($bug.Captures | Where-Object Kind -eq 'dump').Count | Should -Be 1
+            $bug | Should -HaveFrame 'Corpus.Repros.FileMappingLeak.Program.Run'
+        }
+
+        It 'the memory comes back when the process exits' {
+            $bug.Metrics.after_exit_delta_mb | Should -BeLessThan 1
+        }
+
+        It 'the fix (dispose the map) is clean: the shared memory does not grow' {
+            $fix | Should -BeClean
+            $fix.Metrics.shmem_delta_mb | Should -BeLessThan 16 -Because $fix.Detail
+        }
+    }
+
+    Context 'C++: munmap without close, on Linux' {
+        BeforeAll {
+            $memfd = Get-CorpusCellResult -Repro filemapping-leak -Case cpp-memfd -Variant bug -Subject linux -Run $Run
+            $memfdFix = Get-CorpusCellResult -Repro filemapping-leak -Case cpp-memfd -Variant fix -Subject linux -Run $Run
+        }
+
+        It 'a memfd unmapped but not closed keeps its 512 MB, in no process''s RSS' {
+            $memfd | Should -Reproduce
+            $memfd.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $memfd.Detail
+            $memfd.Metrics.rss_mb | Should -BeLessThan 64
+            $memfd.Metrics.held_objects | Should -Be 8
+        }
+
+        It 'closing after munmap frees the pages' {
+            $memfdFix | Should -BeClean
+            $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Detail
+        }
+    }
+}

@@ -1,0 +1,66 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+<#
+.SYNOPSIS
+    The claims of docs/labs/ngen-imagelist-corruption.md that these machines can check, one It each.
+
+.DESCRIPTION
+    Runs the cells through `corpus run` (artifacts kept under artifacts/pester-*/), or, with -Data @{ Run = '<run>' },
+    reads them from a finished run without running anything. The ngen.exe cells need real Windows: here they must
+    say so (`unsupported`), not pass or fail.
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester repros/ngen-imagelist-corruption -Output Detailed"
+#>
+param(
+    [string] $Run = ''
+)
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+    # What the Win32 reader printed, when the cell's artifacts were kept (a run without --keep deletes them).
+    function Get-ReaderOutput($cell) {
+        $stdout = Join-Path $cell.ArtifactDir 'run.stdout'
+        if ($cell.ArtifactsKept -and (Test-Path -LiteralPath $stdout)) { Get-Content -Raw -LiteralPath $stdout }
+    }
+}
+
+Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
+    Context 'the registry fixture in a Wine prefix' {
+        BeforeAll {
+            $bug = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant bug -Subject wine -Run $Run
+            $fix = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant fix -Subject wine -Run $Run
+        }
+
+        It 'the write-up''s NgenCorrupt.reg is applied in the cell''s prefix and read back as written' {
+            $bug | Should -BeClean
+            $bug.Metrics.fixture_applied | Should -Match '^fixture/NgenCorrupt\.reg, fixture/bug\.reg into Wine prefix '
+            $bug.Metrics.fixture_applied | Should -Match '\b1 value\(s\) read back as written'
+        }
+
+        It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
+            $bug.Detail | Should -Match 'the run saw the fixture applied'
+            $output = Get-ReaderOutput $bug
+            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' }
+        }
+
+        It 'afterwards the prefix is as before: the key absent again, its parent''s listing unchanged' {
+            $bug.Metrics.fixture_restored | Should -Match '^restored: 1 key\(s\) absent again and their parents'' listings unchanged'
+        }
+
+        It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
+            $fix | Should -BeClean
+            $fix.Detail | Should -Match 'the run saw the fixture applied'
+            $output = Get-ReaderOutput $fix
+            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: NGenService without Roots' }
+            $fix.Metrics.fixture_restored | Should -Match '^restored: '
+        }
+    }
+
+    Context 'ngen.exe itself' {
+        It 'needs real Windows: the <Variant> cell is unsupported here, with the reason' -ForEach @(@{ Variant = 'bug' }, @{ Variant = 'fix' }) {
+            $cell = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case ngen -Variant $Variant -Subject windows -Run $Run
+            $cell.Outcome | Should -Be 'unsupported'
+            $cell.Detail | Should -Not -BeNullOrEmpty
+        }
+    }
+}
