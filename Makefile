@@ -10,6 +10,7 @@ VARIANT ?=
 CASE    ?=
 KEEP    ?=
 RUNS    ?=
+ENV     ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
 comma := ,
@@ -24,11 +25,12 @@ DEMO_SUBJECTS := mono,net10
 # With no REPRO, run the workshop demo; with REPRO, that repro on its default subjects unless SUBJECT says otherwise.
 SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
-         $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS))
+         $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS)) \
+         $(foreach e,$(ENV),--env '$(e)')
 
 # A misspelt variable (CAS=win32) would silently widen the run, so `make run` takes only its own. GNU make exits 2
 # whenever the corpus exits non-zero; the corpus's own code (1: a cell differs, 2: bad input) is in make's "Error N".
-RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS
+RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS ENV
 ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   given_vars := $(foreach d,$(MAKEOVERRIDES),$(if $(findstring =,$d),$(firstword $(subst +, ,$(subst :, ,$(subst =, ,$d))))))
   ifneq ($(filter-out $(RUN_VARS),$(given_vars)),)
@@ -72,7 +74,8 @@ test-labs:
 # Which subject changed a cell's outcome: make bisect REPRO=id [CASE=c] SUBJECTS=roslyn:4.3.1,roslyn:4.5.0,… (oldest first).
 SUBJECTS ?=
 bisect: setup
-	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep)
+	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep) \
+	  $(foreach e,$(ENV),--env '$(e)')
 
 validate: setup
 	$(CORPUS) validate
@@ -94,3 +97,6 @@ new-repro:
 clean:
 	-$(CORPUS) clean
 	rm -rf build artifacts
+	@# The Pester that setup put on PowerShell's user module path, and only if it did (its stamp says so).
+	@for d in "$${XDG_DATA_HOME:-$$HOME/.local/share}"/powershell/Modules/Pester/*/; do \
+	  [[ -f "$$d.installed-by-corpus" ]] && rm -rf "$$d" || true; done
