@@ -50,9 +50,8 @@ build harness/LostMemory build/harness/LostMemory
 # The compiler runner for roslyn:VERSION subjects; each version is restored on first use into .cache/roslyn/.
 build harness/RoslynRunner build/harness/roslyn-runner
 
-# Wine subjects (docs/wine.md): the template prefix and the cross-built GoogleTest, each built once and cached.
-harness/wine/template.sh
-harness/wine/googletest.sh
+# Wine's template prefix and the cross-built GoogleTest (docs/wine.md) are built when first needed: the harness builds
+# the template when a selected cell runs on a Wine subject, ci/unit.sh builds both. make run's demo needs neither.
 
 # PowerShell and Pester, both from NuGet and pinned: pwsh as a local .NET tool (.config/dotnet-tools.json), Pester
 # restored by ci/pester/Pester.csproj and copied where ci/pwsh.sh puts it on PSModulePath.

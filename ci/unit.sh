@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}
 mkdir -p "$TMPDIR"
 
+# The Wine template prefix and the cross-built GoogleTest: the Wine tests below and the harness's own tests use them.
+harness/wine/template.sh
+harness/wine/googletest.sh
+
 dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
 
 for dir in repros/*/cpp; do

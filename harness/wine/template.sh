@@ -14,6 +14,12 @@ command -v wine >/dev/null || { echo "wine/template: wine is not installed (ci/d
 version="$(wine --version 2>/dev/null) $(dpkg-query -W -f='${Version}' wine64 2>/dev/null || true) $(grep -v '^ *#' "$0" | md5sum | cut -c1-12)"
 stamp=$template/.corpus/version
 if [[ -f $stamp && "$(cat "$stamp")" == "$version" ]]; then exit 0; fi
+# One build at a time (the harness builds it when a cell first needs Wine, setup and tests may too): the second
+# waits, then finds it current.
+mkdir -p "${template%/*}"
+exec 9>"${template%/*}/.template.lock"
+flock 9
+if [[ -f $stamp && "$(cat "$stamp")" == "$version" ]]; then exit 0; fi
 
 start=$(date +%s%N)
 echo "wine/template: building $template for $version" >&2

@@ -13,10 +13,12 @@ namespace Corpus.Harness.Capture;
 /// (a minidump of the hung .NET program took 7–11 s, 12 s for the C++ one at load 19, and 34 s and more than 45 s on
 /// a VM with 2–3× slower page faults): there a killed winedbg, which kills the program it is attached to, would cost
 /// more than a slow one.</param>
-public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20) : ICaptureBackend
+public sealed partial class WineDbgSnapshot(string wine, double limitSec = 20) : ICaptureBackend
 {
     public string Name => "winedbg";
-    public string? Unavailable => File.Exists(winedbg) ? null : $"no winedbg at {winedbg}";
+    // winedbg is started the way Wine starts its own programs, through the subject's loader (`wine winedbg`): a
+    // build tree or a bare wine64 has no winedbg script beside it.
+    public string? Unavailable => File.Exists(wine) ? null : $"no Wine loader at {wine} to run winedbg with";
 
     public async Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
     {
@@ -67,7 +69,7 @@ public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20
     /// <summary>Names "module+0xOFF" frames of Wine's own DLLs by their export table (see <see cref="PeExports"/>).</summary>
     private IReadOnlyList<ThreadStack> NameFrames(IReadOnlyList<ThreadStack> threads)
     {
-        var dllDir = WineDllDirectory(winedbg);
+        var dllDir = WineDllDirectory(wine);
         if (dllDir is null) return threads;
         var tables = new Dictionary<string, PeExports?>();
         return threads.Select(t => t with { Frames = t.Frames.Select(f => NameFrame(f, m =>
@@ -88,11 +90,15 @@ public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20
         return name is null ? frame : $"{m.Groups[1].Value}!{name}";
     }
 
-    /// <summary>Wine's 64-bit PE DLLs beside a winedbg (Debian's layout, then an install prefix's).</summary>
-    public static string? WineDllDirectory(string winedbg)
+    /// <summary>
+    /// Wine's 64-bit PE DLLs for a loader: Debian's layout from /usr/bin/wine or /usr/lib/wine/wine64, an install
+    /// prefix's, or a build tree's (none there: its winedbg names frames from the build's own symbols).
+    /// </summary>
+    public static string? WineDllDirectory(string wine)
     {
-        var bin = Path.GetDirectoryName(Path.GetFullPath(winedbg))!;
+        var bin = Path.GetDirectoryName(Path.GetFullPath(wine))!;
         return new[] { Path.Combine(bin, "..", "lib", "x86_64-linux-gnu", "wine", "x86_64-windows"),
+                       Path.Combine(bin, "..", "x86_64-linux-gnu", "wine", "x86_64-windows"),
                        Path.Combine(bin, "..", "lib", "wine", "x86_64-windows"), Path.Combine(bin, "..", "lib64", "wine", "x86_64-windows") }
             .Select(Path.GetFullPath).FirstOrDefault(Directory.Exists);
     }
@@ -111,7 +117,8 @@ public sealed partial class WineDbgSnapshot(string winedbg, double limitSec = 20
 
     private async Task<string> RunAsync(Dictionary<string, string> env, string[] args, ContainedProcess? target = null)
     {
-        var psi = new ProcessStartInfo(winedbg) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        var psi = new ProcessStartInfo(wine) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        psi.ArgumentList.Add("winedbg");
         foreach (var a in args) psi.ArgumentList.Add(a);
         foreach (var kv in env) psi.Environment[kv.Key] = kv.Value;
         using var p = Process.Start(psi)!;

@@ -37,8 +37,12 @@ public abstract class WineKindBase : ISubjectKind
             return Unusable(userPath is null ? "wine is not installed (make setup installs it)" : $"{wine}: no such file");
         if (userPath is not null && !File.Exists(Path.Combine(Path.GetDirectoryName(wine)!, "wineserver")))
             return Unusable($"{wine}: no wineserver beside it");
-        var template = Path.Combine(root, ".cache", "wine", "template", ".corpus", "version");
-        if (!File.Exists(template)) return Unusable($"no Wine template prefix at {Path.GetDirectoryName(Path.GetDirectoryName(template))} (make setup builds it)");
+        // The template prefix is built the first time a selected cell needs Wine (make run's demo needs none);
+        // template.sh returns at once when it is there and current.
+        var template = Path.Combine(root, ".cache", "wine", "template");
+        var built = ToolRunner.Instance.Run("bash", [Path.Combine(root, "harness", "wine", "template.sh"), template], TimeSpan.FromMinutes(5));
+        if (built.ExitCode != 0 || !File.Exists(Path.Combine(template, ".corpus", "version")))
+            return Unusable($"no Wine template prefix at {template}: {built.Describe("harness/wine/template.sh")}");
         ToolResult r;
         try { r = ToolRunner.Instance.Run(wine, ["--version"], TimeSpan.FromSeconds(20)); }
         catch (System.ComponentModel.Win32Exception e) { return Unusable($"{wine}: not an executable Wine ({e.Message})"); }
@@ -66,7 +70,7 @@ public abstract class WineKindBase : ISubjectKind
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
     public virtual ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
-        new WineDbgSnapshot(Path.Combine(Path.GetDirectoryName(s.Path)!, "winedbg"), context.HoldsStill ? 75 : 20);
+        new WineDbgSnapshot(s.Path, context.HoldsStill ? 75 : 20);
 
     public string CrashExecutable(Subject s, string program) => program;
 
