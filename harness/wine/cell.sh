@@ -3,6 +3,7 @@
 # wineserver, and an Xvfb display when asked.
 #   cell.sh up <cell-dir> [--windows win7|win10] [--copy hardlink|overlay|full] [--display] [--tmpfs-mb N]
 #   cell.sh down <cell-dir>
+#   cell.sh down-all <dir>   (down for every <dir>/run-*: a killed harness's teardown)
 # up writes <cell-dir>/env (KEY=VALUE lines: WINEPREFIX, TMPDIR, HOME, WINEDEBUG, WINEDLLOVERRIDES, DISPLAY) and
 # prints it; launch the program with exactly that environment. <cell-dir>/runtime has wine=<wine --version> and
 # windows=<what `ver` says>, for the runtime line. Run up inside the cell's cgroup: the wineserver and Xvfb it
@@ -16,7 +17,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 template=${CORPUS_WINE_TEMPLATE:-$root/.cache/wine/template}
 WINE=${WINE:-wine}
 WINESERVER=${WINESERVER:-wineserver}
-usage() { sed -n '4,5p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '4,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # Timings go to <cell>/timings as "piece ms" lines, for the harness's runtime line and for the docs' numbers.
 timing() { echo "$1 $(( $(now_ms) - $2 ))" >> "$cell/timings"; }
@@ -144,6 +145,13 @@ down() {
       # Gone or a zombie: up's shell has exited, so whoever adopted Xvfb reaps it, maybe late.
       for _ in $(seq 100); do [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) =~ ^[^Z]$ ]] || break; sleep 0.02; done
     fi
+    # A SIGKILLed Xvfb (the cell's cgroup kill) leaves its socket and lock. Only our display's: the lock names our
+    # Xvfb's pid, and no Xvfb runs with that pid now.
+    local n; n=$(tr -dc 0-9 < "$cell/xvfb.display" 2>/dev/null)
+    if [[ -n $n && $(tr -dc 0-9 < "/tmp/.X$n-lock" 2>/dev/null) == "$pid" ]] \
+       && ! { [[ $(cat "/proc/$pid/comm" 2>/dev/null) == Xvfb ]] && [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) =~ ^[^Z]$ ]]; }; then
+      rm -f "/tmp/.X11-unix/X$n" "/tmp/.X$n-lock"
+    fi
     timing down-xvfb "$t"; t=$(now_ms)
   fi
   local m
@@ -158,6 +166,11 @@ down() {
 
 (($# >= 2)) || usage
 cmd=$1 cell=$2; shift 2
+if [[ $cmd == down-all ]]; then
+  [[ -d $cell ]] || exit 0
+  for run in "$cell"/run-*; do [[ -d $run ]] && bash "$0" down "$run"; done
+  exit 0
+fi
 mkdir -p "$cell"; cell=$(cd "$cell" && pwd)
 case $cmd in
   up) up "$@" ;;

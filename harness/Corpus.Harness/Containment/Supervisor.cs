@@ -56,13 +56,16 @@ public static class Supervisor
         }
     }
 
-    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "wine CELL_SH DIR", "map PID", "core DIR", "reg DIR".</summary>
+    /// <summary>
+    /// Something a killed harness would leave behind, as a <see cref="LedgerEntry"/> line: "cg DIR", "pg PGID START",
+    /// "teardown COMMAND ARG…", "map PID", "core DIR", "reg DIR". The first three also go to the supervisor.
+    /// </summary>
     public static void Add(string entry)
     {
         lock (Lock)
         {
             if (!Live.Add(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send(entry);
+            if (ForSupervisor(entry)) Send(entry);
             WriteLedger();
         }
     }
@@ -72,10 +75,24 @@ public static class Supervisor
         lock (Lock)
         {
             if (!Live.Remove(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send("-" + entry);
+            if (ForSupervisor(entry)) Send("-" + entry);
             WriteLedger();
         }
     }
+
+    /// <summary>
+    /// What a subject kind must undo if the harness dies before it does (its cell's isolation): the supervisor, or a
+    /// later run from the ledger, runs COMMAND ARG… after every run of the harness is dead. The entry to remove again.
+    /// </summary>
+    public static string AddTeardown(string command, params string[] args)
+    {
+        var entry = LedgerEntry.Format("teardown", [command, .. args]);
+        Add(entry);
+        return entry;
+    }
+
+    private static bool ForSupervisor(string entry) =>
+        entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("teardown ");
 
     // The ledger holds what is live now; no ledger means nothing to clean.
     private static void WriteLedger()
@@ -112,10 +129,10 @@ public static class Supervisor
         var psi = new ProcessStartInfo("setsid") { RedirectStandardInput = true, UseShellExecute = false };
         // The script travels in the environment so that ps shows a short command line.
         psi.Environment["CORPUS_SUPERVISOR"] = ScriptText;
-        foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString() })
+        foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString(), Owner })
             psi.ArgumentList.Add(a);
         _process = Process.Start(psi) ?? throw new InvalidOperationException("cannot start the corpus supervisor");
-        foreach (var entry in Live.Where(e => e.StartsWith("cg ") || e.StartsWith("pg ")))
+        foreach (var entry in Live.Where(ForSupervisor))
             _process.StandardInput.WriteLine(entry);
     }
 
