@@ -11,7 +11,9 @@ namespace Corpus.Harness.Tests;
 /// </summary>
 public sealed class HoldingCorpus : IDisposable
 {
-    public string Root { get; } = Directory.CreateTempSubdirectory("corpus-signal-").FullName;
+    // A checkout path with a space: the ledger, the build and the runs' folders must all survive it.
+    public string Root { get; } = Directory.CreateDirectory(
+        Path.Combine(Directory.CreateTempSubdirectory("corpus-signal-").FullName, "a checkout")).FullName;
 
     public HoldingCorpus()
     {
@@ -69,7 +71,7 @@ public sealed class HoldingCorpus : IDisposable
 
     public void Dispose()
     {
-        try { Directory.Delete(Root, recursive: true); } catch (IOException) { }
+        try { Directory.Delete(Path.GetDirectoryName(Root)!, recursive: true); } catch (IOException) { }
     }
 }
 
@@ -128,7 +130,7 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
             ? Directory.GetFiles(Path.Combine(corpus.Root, ".cache", "ledger"), $"harness-{harnessPid}-*.ledger") : [];
         var dirs = new List<string>();
         foreach (var ledger in ledgers)
-            try { dirs.AddRange(File.ReadAllLines(ledger).Where(l => l.StartsWith("cg ")).Select(l => l[3..])); }
+            try { dirs.AddRange(File.ReadAllLines(ledger).Select(LedgerEntry.Parse).Where(e => e.Kind == "cg").Select(e => e.Fields[0])); }
             catch (IOException) { }
         return dirs.Where(d => Directory.Exists(d) && File.ReadAllText(Path.Combine(d, "cgroup.procs")).Trim().Length > 0).ToList();
     }
@@ -211,6 +213,11 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
         var until = DateTime.UtcNow.AddSeconds(2);
         while (!Gone(supervisor) && DateTime.UtcNow < until) await Task.Delay(20);
         Assert.True(Gone(supervisor), "the supervisor outlived its cleanup");
+        // The harness's own runtime files (debugger pipes, diagnostic socket) go too: only a clean exit removes them.
+        var ipc = new[] { Path.GetTempPath(), "/tmp/" }.Distinct().SelectMany(d => Directory.GetFiles(d))
+                  .Select(Path.GetFileName).OfType<string>()
+                  .Where(f => f.StartsWith($"clr-debug-pipe-{s.Harness.Id}-") || f.StartsWith($"dotnet-diagnostic-{s.Harness.Id}-")).ToList();
+        Assert.True(ipc.Count == 0, "left of the killed harness: " + string.Join(", ", ipc));
         // The ledger stays for a later run, which finds the runs already removed and says what it cleaned.
         var clean = Process.Start(new ProcessStartInfo("dotnet", [CorpusDll, "clean", "--root", corpus.Root])
                                   { RedirectStandardOutput = true })!;

@@ -56,7 +56,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // The kernel never reuses a pid that is still a group's id, so the group is the run's unless a
                         // new process has that pid (another start time), and then the run's group is empty anyway.
-                        case "pg" when int.TryParse(what, out var pgid) && fields.Length > 1 && long.TryParse(fields[1], out var start)
+                        case "pg" or "tool" when int.TryParse(what, out var pgid) && fields.Length > 1 && long.TryParse(fields[1], out var start)
                                        && (ProcStat.StartTime(pgid) is not { } now || now == start):
                             if (Native.Kill(-pgid, Native.SIGKILL)) processes++;
                             break;

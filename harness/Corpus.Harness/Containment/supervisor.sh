@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The corpus supervisor: the dead-man switch of one harness process (see Supervisor.cs, docs/architecture.md).
 # stdin is a pipe whose only write end the harness holds. The harness writes ledger lines (LedgerEntry.cs): "cg DIR"
-# and "pg PGID START" when a run's cgroup or process group comes to exist, "teardown COMMAND ARG..." for what a
+# and "pg PGID START" when a run's cgroup or process group comes to exist, "tool PGID START" for a tool the harness
+# runs (ToolRunner: gdb, createdump, a build), "teardown COMMAND ARG..." for what a
 # subject kind must undo (a Wine cell's prefixes, tmpfs mounts and display), and the same line prefixed with "-" when
 # it is gone. Fields are separated by single spaces; in a field, %, space, tab, CR, LF and backslash are %XX (hex).
 # EOF means the harness is gone, killed or not: whatever is still listed belonged to a run it did not finish, so kill
@@ -48,7 +49,7 @@ for entry in "${!live[@]}"; do
     teardown) teardowns+=("${fields[*]:1}") ;;
     # The kernel never hands out a pid that is still some group's id, so the group number is ours unless its
     # leader is gone and a new process now has that pid (another start time): then the group is empty anyway.
-    pg) now=$(start_of "${fields[1]}"); [[ -z $now || $now == "${fields[2]}" ]] && groups+=("${fields[1]}") ;;
+    pg | tool) now=$(start_of "${fields[1]}"); [[ -z $now || $now == "${fields[2]}" ]] && groups+=("${fields[1]}") ;;
   esac
 done
 declare -A killed=()
