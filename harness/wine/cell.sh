@@ -100,6 +100,7 @@ ENV
     # -displayfd: Xvfb picks a free display number itself and reports it; no guessing, no race.
     local out=$cell/xvfb.display
     : > "$out"
+    date +%s > "$cell/xvfb.started"
     Xvfb -displayfd 3 -nolisten tcp -screen 0 1024x768x24 3>"$out" </dev/null >/dev/null 2>"$cell/xvfb.log" &
     echo $! > "$cell/xvfb.pid"
     local n=""
@@ -145,12 +146,13 @@ down() {
       # Gone or a zombie: up's shell has exited, so whoever adopted Xvfb reaps it, maybe late.
       for _ in $(seq 100); do [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) =~ ^[^Z]$ ]] || break; sleep 0.02; done
     fi
-    # A SIGKILLed Xvfb (the cell's cgroup kill) leaves its socket and lock. Only our display's: the lock names our
-    # Xvfb's pid, and no Xvfb runs with that pid now.
+    # A SIGKILLed Xvfb (the cell's cgroup kill) leaves its socket (and lock, where it keeps one). Only our display's:
+    # nobody listens on it now (/proc/net/unix) and the socket is no older than our Xvfb.
     local n; n=$(tr -dc 0-9 < "$cell/xvfb.display" 2>/dev/null)
-    if [[ -n $n && $(tr -dc 0-9 < "/tmp/.X$n-lock" 2>/dev/null) == "$pid" ]] \
-       && ! { [[ $(cat "/proc/$pid/comm" 2>/dev/null) == Xvfb ]] && [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) =~ ^[^Z]$ ]]; }; then
-      rm -f "/tmp/.X11-unix/X$n" "/tmp/.X$n-lock"
+    if [[ -n $n ]] && ! grep -q "/tmp/\.X11-unix/X$n\$" /proc/net/unix 2>/dev/null; then
+      local sock=/tmp/.X11-unix/X$n since; since=$(cat "$cell/xvfb.started" 2>/dev/null)
+      [[ -S $sock && -n $since && $(stat -c %Y "$sock") -ge $since ]] && rm -f "$sock"
+      [[ $({ tr -dc 0-9 < "/tmp/.X$n-lock"; } 2>/dev/null) == "$pid" ]] && rm -f "/tmp/.X$n-lock"
     fi
     timing down-xvfb "$t"; t=$(now_ms)
   fi
@@ -160,7 +162,7 @@ down() {
     umount "$m" 2>/dev/null || { echo "wine/cell: $m is busy: detached, freed when its last user goes" >&2; umount -l "$m"; }
   done
   [[ -f $cell/tmp.shm ]] && rm -rf "$(cat "$cell/tmp.shm")"
-  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/runtime" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display"
+  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/runtime" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display" "$cell/xvfb.started"
   timing down-files "$t"
 }
 
