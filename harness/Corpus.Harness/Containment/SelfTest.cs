@@ -125,11 +125,16 @@ public static class SelfTest
             using var p = Start(workDir, "hold", TimeSpan.FromSeconds(60), 512, (l, _, _) => { if (l == "holding") held.TrySetResult(); });
             await held.Task.WaitAsync(Patience * 2);
             var read = p.MemoryNow();
+            // Windows: what each member of the job reports, so a reading of 0 says which counter is missing.
+            var counters = OperatingSystem.IsWindows()
+                ? "; per member (commit/working set/pagefile MB): " + string.Join(", ", (p.JobMembers ?? []).Select(pid =>
+                      WindowsNative.Counters(pid) is { } c ? $"{pid} {c.Private >> 20}/{c.WorkingSet >> 20}/{c.Pagefile >> 20}" : $"{pid} unreadable"))
+                : "";
             p.KillTree();
             await p.WaitAsync();
-            var facts = $"a child holding {heldMB} MB reads as {read >> 20} MB";
+            var facts = $"a child holding {heldMB} MB reads as {read >> 20} MB{counters}";
             if (wine is null || read > 0) return (read >= (long)heldMB << 20, facts);
-            // Not seen so far: Wine 8 reads every process's PrivateUsage, so 0 would be a Wine that stopped doing so.
+            // Wine 8 fills PagefileUsage, which the job's commit is read from; 0 would be a Wine that stopped doing so.
             return (false, $"{facts}: under Wine {wine} the job's processes report no commit");
         });
 

@@ -176,8 +176,11 @@ internal sealed unsafe class WindowsJob : IRunSession
         return info;
     }
 
-    /// <summary>Commit of the job's processes now (their PrivateUsage summed).</summary>
-    public long CommitBytes() => Members().Sum(pid => Counters(pid)?.Private ?? 0);
+    /// <summary>
+    /// Commit of the job's processes now: their PagefileUsage summed, the commit charge (Windows reports PrivateUsage as
+    /// the same number; Wine 8 leaves PrivateUsage 0 and fills PagefileUsage).
+    /// </summary>
+    public long CommitBytes() => Members().Sum(pid => Counters(pid)?.Pagefile ?? 0);
 
     // The job keeps only its peak commit; the commit now is the members'.
     public long MemoryNow() => CommitBytes();
