@@ -424,4 +424,27 @@ public sealed class ContainmentTests : IDisposable
         var r = Corpus.Harness.Capture.ToolRunner.Instance.Run("sh", ["-c", "echo out; echo err >&2; exit 4"], TimeSpan.FromSeconds(5));
         Assert.Equal((4, "out\n", "err\n"), (r.ExitCode, r.Stdout, r.Stderr));
     }
+
+    [Fact]
+    public void ADeadHarnesssRuntimeFilesAreRemovedAndNoOneElses()
+    {
+        // The owner 999999999-1 is dead (a pid above pid_max); 999999999-2 has no ledger here.
+        var tmp = Path.GetTempPath();
+        string[] ours = [$"clr-debug-pipe-999999999-1-in", $"clr-debug-pipe-999999999-1-out", $"dotnet-diagnostic-999999999-1-socket"];
+        var stranger = Path.Combine(tmp, "dotnet-diagnostic-999999999-2-socket");
+        foreach (var f in ours) File.WriteAllText(Path.Combine(tmp, f), "");
+        File.WriteAllText(stranger, "");
+        try
+        {
+            DeadLedger(LedgerEntry.Format("map", "999999990"));
+            Leftovers.Clean(_dir);
+            Assert.All(ours, f => Assert.False(File.Exists(Path.Combine(tmp, f)), f));
+            Assert.True(File.Exists(stranger), "another owner's diagnostic socket was deleted");
+        }
+        finally
+        {
+            foreach (var f in ours) File.Delete(Path.Combine(tmp, f));
+            File.Delete(stranger);
+        }
+    }
 }
