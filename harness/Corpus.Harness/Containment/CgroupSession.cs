@@ -64,7 +64,7 @@ internal sealed class CgroupSession : IRunSession
         _process.StandardInput.Close();
         Pid = _process.Id;
         // setsid made the process the leader of its own group; a supervisor kills the group if the harness dies.
-        Record(LedgerEntry.Format("pg", Pid.ToString(), ProcStat.StartTime(Pid).ToString() ?? ""));
+        Record(LedgerEntry.Format("pg", Pid.ToString(), ProcStat.StartTime(Pid)?.ToString() ?? ""));
         // Files the kernel or the runtime may leave for this run if the harness dies before its own cleanup.
         if (spec.PerfMap) Record(LedgerEntry.Format("map", Pid.ToString()));
         if (spec.CoreDumps) Record(LedgerEntry.Format("core", spec.WorkDir));

@@ -3,11 +3,12 @@ using System.Diagnostics;
 namespace Corpus.Harness.Containment;
 
 /// <summary>
-/// The harness's dead-man switch. One small process per harness (supervisor.sh), started at the first contained run,
-/// in its own session, outside every run cgroup, ignoring INT/TERM/HUP. It reads a pipe whose only write end this
-/// process holds (.NET opens pipes O_CLOEXEC, so no run inherits it) and learns every run cgroup and process group as
-/// it comes and goes. When the harness dies, even by SIGKILL, the kernel closes the pipe; on EOF the supervisor kills
-/// what is still listed and removes the cgroups. The same lines go to a ledger in the checkout's .cache/ledger/ so that
+/// The harness's dead-man switch. One small process per harness (supervisor.sh), started at the first contained run
+/// or tool, in its own session, outside every run cgroup, ignoring INT/TERM/HUP. It reads a pipe whose only write end
+/// this process holds (.NET opens pipes O_CLOEXEC, so no run inherits it) and learns every run cgroup, run and tool
+/// process group and teardown as it comes and goes. When the harness dies, even by SIGKILL, the kernel closes the pipe;
+/// on EOF the supervisor removes the harness's .NET IPC files, kills what is still listed, removes the cgroups and runs
+/// the teardowns. The same lines go to a ledger in the checkout's .cache/ledger/ so that
 /// a later `corpus run` or `corpus clean` can finish the job if the supervisor itself was killed.
 /// </summary>
 public static class Supervisor
