@@ -221,12 +221,12 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec)
             {
                 try { now = p.MemoryNow(); }
-                catch (Exception e) when (!p.HasExited)
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or Win32Failure)
                 {
+                    if (p.HasExited) break;   // the run ended as it was read
                     Missed($"none of {timed.Count} snapshots taken: the run's memory cannot be read for the {mb} MB trigger: {e.Message}");
                     return;
                 }
-                catch (Exception) { break; }   // the run ended as it was read
                 if (now >= (long)mb << 20) break;
                 await Task.Delay(50);
             }
