@@ -341,4 +341,110 @@ public sealed class ContainmentTests : IDisposable
         }
         finally { File.Delete(leaked); }
     }
+    [Fact]
+    public void LedgerFieldsKeepSpacesAndEscapes()
+    {
+        string[] fields = ["/a dir/with spaces", "100%", "tab\there", "back\\slash", "line\nbreak", "plain"];
+        var line = LedgerEntry.Format("teardown", fields);
+        Assert.DoesNotContain("  ", line);
+        Assert.Equal(7, line.Split(' ').Length);
+        var (kind, back) = LedgerEntry.Parse(line);
+        Assert.Equal("teardown", kind);
+        Assert.Equal(fields, back);
+    }
+
+    [Fact]
+    public void ADeadHarnesssEntriesWithSpacesInTheirPathsAreFinished()
+    {
+        // A checkout whose path has spaces: a crash run's folder and a subject kind's teardown script live there.
+        var checkout = Directory.CreateDirectory(Path.Combine(_dir, "my checkout", "with  two spaces")).FullName;
+        var run = Directory.CreateDirectory(Path.Combine(checkout, "run 0001")).FullName;
+        File.WriteAllText(Path.Combine(run, "core"), "core");
+        var script = Path.Combine(checkout, "tear down.sh");
+        File.WriteAllText(script, "echo \"$1\" > \"$2/torn down\"\n");
+        DeadLedger(LedgerEntry.Format("core", run), LedgerEntry.Format("teardown", "bash", script, "arg with spaces", checkout));
+        var left = Leftovers.Clean(_dir);
+        Assert.Equal(1, left.Cores);
+        Assert.Equal(1, left.Teardowns);
+        Assert.False(File.Exists(Path.Combine(run, "core")));
+        Assert.Equal("arg with spaces\n", File.ReadAllText(Path.Combine(checkout, "torn down")));
+    }
+
+    [Fact]
+    public async Task ASigkilledWritersTeardownRunsWithPathsWithSpaces()
+    {
+        // A stand-in harness (bash) holds the supervisor's pipe, registers a teardown whose script and folder have
+        // spaces, and is SIGKILLed: the supervisor, at EOF, must run the command with its fields intact.
+        var checkout = Directory.CreateDirectory(Path.Combine(_dir, "a checkout", "cell dir")).FullName;
+        var script = Path.Combine(checkout, "cell script.sh");
+        File.WriteAllText(script, "[ \"$1\" = down-all ] && touch \"$2/torn down\"\n");
+        var entry = LedgerEntry.Format("teardown", "bash", script, "down-all", checkout);
+        var psi = new System.Diagnostics.ProcessStartInfo("setsid",
+            ["bash", "-c", "exec 3> >(exec bash -c \"$CORPUS_SUPERVISOR\" corpus-supervisor $$); echo \"$0\" >&3; echo up; exec sleep 300", entry])
+            { RedirectStandardOutput = true };
+        psi.Environment["CORPUS_SUPERVISOR"] = Supervisor.ScriptText;
+        using var writer = System.Diagnostics.Process.Start(psi)!;
+        Assert.Equal("up", await writer.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(10)));
+        var marker = Path.Combine(checkout, "torn down");
+        Assert.False(File.Exists(marker));
+        writer.Kill();
+        var until = DateTime.UtcNow.AddSeconds(10);
+        while (!File.Exists(marker) && DateTime.UtcNow < until) await Task.Delay(20);
+        Assert.True(File.Exists(marker), "the supervisor did not run the teardown of the killed writer");
+    }
+
+    [Fact]
+    public async Task ASigkilledHarnesssToolDiesWithIt()
+    {
+        // A real harness runs a long tool through ToolRunner and is SIGKILLed: its supervisor kills the tool's group.
+        var marker = Unique();
+        var psi = new System.Diagnostics.ProcessStartInfo("dotnet",
+            [typeof(Program).Assembly.Location, "selftest-child", "--mode", "tool", "--dir", _dir]) { RedirectStandardOutput = true };
+        psi.Environment["CORPUS_SELFTEST_SLEEP"] = marker;
+        using var harness = System.Diagnostics.Process.Start(psi)!;
+        Assert.Equal("tool-starting", await harness.StandardOutput.ReadLineAsync().WaitAsync(TimeSpan.FromSeconds(30)));
+        var until = DateTime.UtcNow.AddSeconds(10);
+        while (!AnyProcessWithArg(marker) && DateTime.UtcNow < until) await Task.Delay(20);
+        Assert.True(AnyProcessWithArg(marker), "the tool never started");
+        await Task.Delay(200);   // the harness tells its supervisor right after the start
+        harness.Kill();
+        await harness.WaitForExitAsync();
+        until = DateTime.UtcNow.AddSeconds(10);
+        while (AnyProcessWithArg(marker) && DateTime.UtcNow < until) await Task.Delay(20);
+        Assert.False(AnyProcessWithArg(marker), "the tool outlived the killed harness");
+    }
+
+    [Fact]
+    public void AToolThatIsNotThereFailsAsBeforeAndAToolsOutputIsRead()
+    {
+        Assert.Throws<System.ComponentModel.Win32Exception>(() =>
+            Corpus.Harness.Capture.ToolRunner.Instance.Run("no-such-tool-" + Unique(), [], TimeSpan.FromSeconds(5)));
+        Assert.Throws<System.ComponentModel.Win32Exception>(() =>
+            Corpus.Harness.Capture.ToolRunner.Instance.Run(Path.Combine(_dir, "not there"), [], TimeSpan.FromSeconds(5)));
+        var r = Corpus.Harness.Capture.ToolRunner.Instance.Run("sh", ["-c", "echo out; echo err >&2; exit 4"], TimeSpan.FromSeconds(5));
+        Assert.Equal((4, "out\n", "err\n"), (r.ExitCode, r.Stdout, r.Stderr));
+    }
+
+    [Fact]
+    public void ADeadHarnesssRuntimeFilesAreRemovedAndNoOneElses()
+    {
+        // The owner 999999999-1 is dead (a pid above pid_max); 999999999-2 has no ledger here.
+        var tmp = Path.GetTempPath();
+        string[] ours = [$"clr-debug-pipe-999999999-1-in", $"clr-debug-pipe-999999999-1-out", $"dotnet-diagnostic-999999999-1-socket"];
+        var stranger = Path.Combine(tmp, "dotnet-diagnostic-999999999-2-socket");
+        foreach (var f in ours) File.WriteAllText(Path.Combine(tmp, f), "");
+        File.WriteAllText(stranger, "");
+        try
+        {
+            DeadLedger(LedgerEntry.Format("map", "999999990"));
+            Leftovers.Clean(_dir);
+            Assert.All(ours, f => Assert.False(File.Exists(Path.Combine(tmp, f)), f));
+            Assert.True(File.Exists(stranger), "another owner's diagnostic socket was deleted");
+        }
+        finally
+        {
+            foreach (var f in ours) File.Delete(Path.Combine(tmp, f));
+            File.Delete(stranger);
+        }
+    }
 }

@@ -11,7 +11,9 @@ namespace Corpus.Harness.Tests;
 /// </summary>
 public sealed class HoldingCorpus : IDisposable
 {
-    public string Root { get; } = Directory.CreateTempSubdirectory("corpus-signal-").FullName;
+    // A checkout path with a space: the ledger, the build and the runs' folders must all survive it.
+    public string Root { get; } = Directory.CreateDirectory(
+        Path.Combine(Directory.CreateTempSubdirectory("corpus-signal-").FullName, "a checkout")).FullName;
 
     public HoldingCorpus()
     {
@@ -27,7 +29,8 @@ public sealed class HoldingCorpus : IDisposable
               "cases": [{
                 "id": "hold", "program": "cmake:hold", "args": ["{variant}"],
                 "signature": { "process": { "exit": "SIGABRT" },
-                               "statistics": { "epsilon": 0.5, "maxRuns": 100, "budgetSec": 100, "parallel": 2 } }
+                               "statistics": { "epsilon": 0.5, "maxRuns": 100, "budgetSec": 100, "parallel": 2 } },
+                "capture": { "crash": { "core": true } }
               }]
             }
             """);
@@ -69,7 +72,7 @@ public sealed class HoldingCorpus : IDisposable
 
     public void Dispose()
     {
-        try { Directory.Delete(Root, recursive: true); } catch (IOException) { }
+        try { Directory.Delete(Path.GetDirectoryName(Root)!, recursive: true); } catch (IOException) { }
     }
 }
 
@@ -128,7 +131,7 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
             ? Directory.GetFiles(Path.Combine(corpus.Root, ".cache", "ledger"), $"harness-{harnessPid}-*.ledger") : [];
         var dirs = new List<string>();
         foreach (var ledger in ledgers)
-            try { dirs.AddRange(File.ReadAllLines(ledger).Where(l => l.StartsWith("cg ")).Select(l => l[3..])); }
+            try { dirs.AddRange(File.ReadAllLines(ledger).Select(LedgerEntry.Parse).Where(e => e.Kind == "cg").Select(e => e.Fields[0])); }
             catch (IOException) { }
         return dirs.Where(d => Directory.Exists(d) && File.ReadAllText(Path.Combine(d, "cgroup.procs")).Trim().Length > 0).ToList();
     }
@@ -203,6 +206,12 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
         var supervisor = Process.GetProcesses().Where(p => p.Id != s.Harness.Id).Select(p => p.Id)
                                 .FirstOrDefault(p => CmdLine(p).Contains($"corpus-supervisor\0{s.Harness.Id}"));
         Assert.True(supervisor != 0, "no supervisor runs for the harness");
+        // The crash capture's run folders are in the checkout, whose path has a space: one field of the ledger all the same.
+        var ledger = Directory.GetFiles(Path.Combine(corpus.Root, ".cache", "ledger"), $"harness-{s.Harness.Id}-*.ledger").Single();
+        var runDirs = File.ReadAllLines(ledger).Where(l => l.StartsWith("core ")).ToList();
+        Assert.True(runDirs.Count > 0 && runDirs.All(l => l.Contains("a%20checkout")), string.Join("\n", File.ReadAllLines(ledger)));
+        var runDir = LedgerEntry.Parse(runDirs[0]).Fields.Single();
+        Assert.True(Directory.Exists(runDir), runDir);
         var clock = Stopwatch.StartNew();
         s.Harness.Kill();   // SIGKILL: no handler runs, only the supervisor can clean up
         await AssertCellGoneAsync(s, clock);
@@ -211,6 +220,13 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
         var until = DateTime.UtcNow.AddSeconds(2);
         while (!Gone(supervisor) && DateTime.UtcNow < until) await Task.Delay(20);
         Assert.True(Gone(supervisor), "the supervisor outlived its cleanup");
+        // The harness's own runtime files (debugger pipes, diagnostic socket) go too: only a clean exit removes them.
+        var ipc = new[] { Path.GetTempPath(), "/tmp/" }.Distinct().SelectMany(d => Directory.GetFiles(d))
+                  .Select(Path.GetFileName).OfType<string>()
+                  .Where(f => f.StartsWith($"clr-debug-pipe-{s.Harness.Id}-") || f.StartsWith($"dotnet-diagnostic-{s.Harness.Id}-")).ToList();
+        Assert.True(ipc.Count == 0, "left of the killed harness: " + string.Join(", ", ipc));
+        // A core the kernel might have written into the run's folder before the harness could read it.
+        File.WriteAllText(Path.Combine(runDir, "core"), "core");
         // The ledger stays for a later run, which finds the runs already removed and says what it cleaned.
         var clean = Process.Start(new ProcessStartInfo("dotnet", [CorpusDll, "clean", "--root", corpus.Root])
                                   { RedirectStandardOutput = true })!;
@@ -218,6 +234,8 @@ public sealed class HarnessSignalTests(HoldingCorpus corpus, ITestOutputHelper o
         await clean.WaitForExitAsync();
         output.WriteLine(said);
         Assert.Matches(@"removed what killed harnesses left: 0 cgroup\(s\) .*[1-9]\d* ledger\(s\)", said);
+        Assert.Contains("1 core(s)", said);
+        Assert.False(File.Exists(Path.Combine(runDir, "core")), "the core in the run's folder (a path with a space) was left");
         Assert.Empty(Directory.GetFiles(Path.Combine(corpus.Root, ".cache", "ledger"), $"*-{s.Harness.Id}-*.ledger"));
     }
 

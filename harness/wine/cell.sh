@@ -3,6 +3,7 @@
 # wineserver, and an Xvfb display when asked.
 #   cell.sh up <cell-dir> [--windows win7|win10] [--copy hardlink|overlay|full] [--display] [--tmpfs-mb N]
 #   cell.sh down <cell-dir>
+#   cell.sh down-all <dir>   (down for every <dir>/run-*: a killed harness's teardown)
 # up writes <cell-dir>/env (KEY=VALUE lines: WINEPREFIX, TMPDIR, HOME, WINEDEBUG, WINEDLLOVERRIDES, DISPLAY) and
 # prints it; launch the program with exactly that environment. <cell-dir>/runtime has wine=<wine --version> and
 # windows=<what `ver` says>, for the runtime line. Run up inside the cell's cgroup: the wineserver and Xvfb it
@@ -16,7 +17,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 template=${CORPUS_WINE_TEMPLATE:-$root/.cache/wine/template}
 WINE=${WINE:-wine}
 WINESERVER=${WINESERVER:-wineserver}
-usage() { sed -n '4,5p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '4,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # Timings go to <cell>/timings as "piece ms" lines, for the harness's runtime line and for the docs' numbers.
 timing() { echo "$1 $(( $(now_ms) - $2 ))" >> "$cell/timings"; }
@@ -99,6 +100,7 @@ ENV
     # -displayfd: Xvfb picks a free display number itself and reports it; no guessing, no race.
     local out=$cell/xvfb.display
     : > "$out"
+    date +%s > "$cell/xvfb.started"
     Xvfb -displayfd 3 -nolisten tcp -screen 0 1024x768x24 3>"$out" </dev/null >/dev/null 2>"$cell/xvfb.log" &
     echo $! > "$cell/xvfb.pid"
     local n=""
@@ -144,6 +146,14 @@ down() {
       # Gone or a zombie: up's shell has exited, so whoever adopted Xvfb reaps it, maybe late.
       for _ in $(seq 100); do [[ $(awk '{ print $3 }' "/proc/$pid/stat" 2>/dev/null) =~ ^[^Z]$ ]] || break; sleep 0.02; done
     fi
+    # A SIGKILLed Xvfb (the cell's cgroup kill) leaves its socket (and lock, where it keeps one). Only our display's:
+    # nobody listens on it now (/proc/net/unix) and the socket is no older than our Xvfb.
+    local n; n=$(tr -dc 0-9 < "$cell/xvfb.display" 2>/dev/null)
+    if [[ -n $n ]] && ! grep -q "/tmp/\.X11-unix/X$n\$" /proc/net/unix 2>/dev/null; then
+      local sock=/tmp/.X11-unix/X$n since; since=$(cat "$cell/xvfb.started" 2>/dev/null)
+      [[ -S $sock && -n $since && $(stat -c %Y "$sock") -ge $since ]] && rm -f "$sock"
+      [[ $({ tr -dc 0-9 < "/tmp/.X$n-lock"; } 2>/dev/null) == "$pid" ]] && rm -f "/tmp/.X$n-lock"
+    fi
     timing down-xvfb "$t"; t=$(now_ms)
   fi
   local m
@@ -152,12 +162,17 @@ down() {
     umount "$m" 2>/dev/null || { echo "wine/cell: $m is busy: detached, freed when its last user goes" >&2; umount -l "$m"; }
   done
   [[ -f $cell/tmp.shm ]] && rm -rf "$(cat "$cell/tmp.shm")"
-  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/runtime" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display"
+  rm -rf "$cell/prefix" "$cell/overlay" "$cell/tmp" "$cell/home" "$cell/env" "$cell/runtime" "$cell/tmp.shm" "$cell/xvfb.pid" "$cell/xvfb.display" "$cell/xvfb.started"
   timing down-files "$t"
 }
 
 (($# >= 2)) || usage
 cmd=$1 cell=$2; shift 2
+if [[ $cmd == down-all ]]; then
+  [[ -d $cell ]] || exit 0
+  for run in "$cell"/run-*; do [[ -d $run ]] && bash "$0" down "$run"; done
+  exit 0
+fi
 mkdir -p "$cell"; cell=$(cd "$cell" && pwd)
 case $cmd in
   up) up "$@" ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the per-cell Wine isolation (cell.sh) for real: two cells at once never share a prefix, server or display;
 # each reports the Windows version it was asked for; writes in a cell's prefix never reach the template; down ends every process of its cell (a program left running
-# included) and leaves no mount, prefix or Xvfb, without touching the other cell or the template. Run by make unit.
+# included) and leaves no mount, prefix, Xvfb or X socket, without touching the other cell or the template. Run by make unit.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -56,9 +56,15 @@ check "down a unmounted a's tmpfs" bash -c "! mountpoint -q '$a/tmp'"
 check "down a removed a's prefix" test ! -e "$a/prefix"
 b_works() { run_in "$b" wine cmd /c exit </dev/null >/dev/null 2>&1; }
 check "b still works after a's down" b_works
+n=$(tr -dc 0-9 < "$b/xvfb.display")
+check "b's display has its socket" test -S "/tmp/.X11-unix/X$n"
+# As the cell's cgroup kill does before down runs: Xvfb gets no time to remove its socket (and lock), so down must.
+kill -KILL "$xvfb"
 "$here/cell.sh" down "$b"
+check "down b removed the socket and lock of b's killed Xvfb" test ! -e "/tmp/.X11-unix/X$n" -a ! -e "/tmp/.X$n-lock"
 check "down b ended b's Xvfb" bash -c "! [[ \$(awk '{ print \$3 }' /proc/$xvfb/stat 2>/dev/null) =~ ^[^Z]\$ ]]"
 check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do alive "$p" && echo "$p"; done)"
 check "down is safe twice" "$here/cell.sh" down "$b"
+check "down-all of a folder that is gone does nothing" bash -c "'$here/cell.sh' down-all '$base/gone' && test ! -e '$base/gone'"
 check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }

@@ -47,28 +47,66 @@ public sealed record ToolResult(int ExitCode, string Stdout, string Stderr, doub
         TimedOut ? $"{what} timed out after {Seconds:0.0} s" : $"{what} exited {ExitCode}: {Stderr.Trim()} {Stdout.Trim()}".Trim();
 }
 
+/// <summary>
+/// Runs a tool (cmake, dotnet build, gdb, createdump, winedbg, reg) and waits for it. On Linux the tool leads its own
+/// process group (setsid), listed with the supervisor as "tool PGID START" while it runs, so a killed harness takes a
+/// tool in the middle of a long read with it, and a timeout kills whatever the tool started.
+/// </summary>
 public sealed class ToolRunner : IToolRunner
 {
     public static readonly ToolRunner Instance = new();
 
     public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
     {
-        var psi = new ProcessStartInfo(file)
+        // A tool that is not there fails as Process.Start fails (Win32Exception), not as setsid's exit 127.
+        var path = OperatingSystem.IsWindows() ? null : Executable(file);
+        var psi = new ProcessStartInfo(path is null ? file : "setsid")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true,
             UseShellExecute = false,
         };
+        if (path is not null) psi.ArgumentList.Add(path);
         foreach (var a in args) psi.ArgumentList.Add(a);
+        if (path is not null) Supervisor.Ready();
         var clock = Stopwatch.StartNew();
         // Null when Windows started nothing it can hand back (under Wine: a Linux executable found through Z:).
         using var p = Process.Start(psi) ?? throw new System.ComponentModel.Win32Exception($"{file}: no process was started");
-        p.StandardInput.Close();
-        var stdout = p.StandardOutput.ReadToEndAsync();
-        var stderr = p.StandardError.ReadToEndAsync();
-        var done = p.WaitForExit(timeout);
-        if (!done) p.Kill(entireProcessTree: true);
-        p.WaitForExit();
-        return new ToolResult(done ? p.ExitCode : -1, stdout.Result, stderr.Result,
-                              Math.Round(clock.Elapsed.TotalSeconds, 3), !done);
+        // setsid execs the tool in place (a child of .NET leads no group, so it need not fork): the pid is the group's.
+        string? entry = path is null ? null : LedgerEntry.Format("tool", p.Id.ToString(), ProcStat.StartTime(p.Id)?.ToString() ?? "");
+        if (entry is not null) Supervisor.Add(entry);
+        try
+        {
+            p.StandardInput.Close();
+            var stdout = p.StandardOutput.ReadToEndAsync();
+            var stderr = p.StandardError.ReadToEndAsync();
+            var done = p.WaitForExit(timeout);
+            if (!done)
+            {
+                if (entry is not null) Native.Kill(-p.Id, Native.SIGKILL);
+                p.Kill(entireProcessTree: true);
+            }
+            p.WaitForExit();
+            var err = stderr.Result;
+            // setsid could not exec it (no executable format): what Process.Start would have thrown.
+            if (entry is not null && p.ExitCode is 126 or 127 && err.StartsWith("setsid: failed to execute"))
+                throw new System.ComponentModel.Win32Exception($"{file}: {err.Trim()}");
+            return new ToolResult(done ? p.ExitCode : -1, stdout.Result, err, Math.Round(clock.Elapsed.TotalSeconds, 3), !done);
+        }
+        finally
+        {
+            if (entry is not null) Supervisor.Remove(entry);
+        }
+    }
+
+    /// <summary>The executable a file name stands for (a path, or the first match on PATH); null when there is none.</summary>
+    [System.Runtime.Versioning.UnsupportedOSPlatform("windows")]
+    private static string? Executable(string file)
+    {
+        static bool IsExecutable(string f) =>
+            File.Exists(f) && (File.GetUnixFileMode(f) & (UnixFileMode.UserExecute | UnixFileMode.GroupExecute | UnixFileMode.OtherExecute)) != 0;
+        if (file.Contains('/')) return IsExecutable(file) ? file : null;
+        foreach (var dir in (Environment.GetEnvironmentVariable("PATH") ?? "").Split(':', StringSplitOptions.RemoveEmptyEntries))
+            if (Path.Combine(dir, file) is var f && IsExecutable(f)) return f;
+        return null;
     }
 }

@@ -6,14 +6,16 @@ namespace Corpus.Harness.Containment;
 /// runs, a live harness's runs and a stranger's files are never touched.
 /// </summary>
 /// <param name="Registry">What each registry fixture left applied came to (restored, or why not).</param>
+/// <param name="Teardowns">Teardown commands run (a subject kind's cell isolation undone) that ended with exit 0.</param>
 public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmEntries, int PerfMaps, int Cores,
-                               IReadOnlyList<string>? Registry = null)
+                               IReadOnlyList<string>? Registry = null, int Teardowns = 0)
 {
-    public bool Any => Cgroups + Processes + Ledgers + ShmEntries + PerfMaps + Cores + (Registry?.Count ?? 0) > 0;
+    public bool Any => Cgroups + Processes + Ledgers + ShmEntries + PerfMaps + Cores + Teardowns + (Registry?.Count ?? 0) > 0;
 
     public override string ToString() =>
         $"removed what killed harnesses left: {Cgroups} cgroup(s) ({Processes} process(es) killed), {Ledgers} ledger(s), "
         + $"{ShmEntries} /dev/shm entr{(ShmEntries == 1 ? "y" : "ies")}, {PerfMaps} perf map(s), {Cores} core(s)"
+        + (Teardowns > 0 ? $", {Teardowns} teardown(s)" : "")
         + (Registry is { Count: > 0 } r ? "; " + string.Join("; ", r) : "");
 
     /// <summary>Whether the owner "PID-START" (a harness: pid and start time) is provably dead: no process has that pid
@@ -24,7 +26,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
 
     public static Leftovers Clean(string ledgerDir)
     {
-        int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0;
+        int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0, teardowns = 0;
         // A Windows harness's runs die with their Job Objects; what it ledgers is registry fixtures.
         if (OperatingSystem.IsWindows()) return CleanWindows(ledgerDir);
         var registry = new List<string>();
@@ -36,16 +38,13 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                 string[] entries;
                 try { entries = File.ReadAllLines(ledger); }
                 catch (IOException) { continue; }
-                // Registry fixtures first: a Wine cell's prefix must still be there to restore in.
-                entries = [.. entries.OrderBy(e => e.StartsWith("reg ") ? 0 : 1)];
-                foreach (var entry in entries)
+                // Registry fixtures first: a cell's isolation (a Wine prefix) must still be there to restore in; teardowns
+                // last, once the runs that used the isolation are dead.
+                var parsed = entries.Select(LedgerEntry.Parse)
+                                    .OrderBy(e => e.Kind switch { "reg" => 0, "teardown" => 2, _ => 1 }).ToList();
+                foreach (var (kind, fields) in parsed)
                 {
-                    var (kind, what, extra) = entry.Split(' ', 3) switch
-                    {
-                        [var k, var w, var x] => (k, w, x),
-                        [var k, var w] => (k, w, ""),
-                        _ => ("", "", ""),
-                    };
+                    var what = fields.Length > 0 ? fields[0] : "";
                     switch (kind)
                     {
                         // Only a run cgroup named after this owner, under a cgroup mount.
@@ -57,7 +56,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // The kernel never reuses a pid that is still a group's id, so the group is the run's unless a
                         // new process has that pid (another start time), and then the run's group is empty anyway.
-                        case "pg" when int.TryParse(what, out var pgid) && long.TryParse(extra, out var start)
+                        case "pg" or "tool" when int.TryParse(what, out var pgid) && fields.Length > 1 && long.TryParse(fields[1], out var start)
                                        && (ProcStat.StartTime(pgid) is not { } now || now == start):
                             if (Native.Kill(-pgid, Native.SIGKILL)) processes++;
                             break;
@@ -67,17 +66,13 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             foreach (var file in ContainedProcess.PerfMapFiles(pid)) removed |= TryDelete(file);
                             if (removed) maps++;
                             break;
-                        // A Wine cell's runs: prefixes and tmpfs mounts, taken down by the cell's own script.
-                        case "wine" when File.Exists(what) && Directory.Exists(extra):
-                            foreach (var run in Directory.GetDirectories(extra, "run-*"))
-                            {
-                                using var down = System.Diagnostics.Process.Start("bash", [what, "down", run]);
-                                down.WaitForExit(60_000);
-                            }
+                        // What a subject kind registered to undo its cell's isolation (Supervisor.AddTeardown).
+                        case "teardown" when fields.Length > 0:
+                            if (RunTeardown(fields)) teardowns++;
                             break;
                         // A registry fixture applied and never restored (harness/Corpus.Harness/Fixtures).
-                        case "reg" when Directory.Exists(entry[4..]):
-                            registry.Add(RestoreRegistry(entry[4..]));
+                        case "reg" when Directory.Exists(what):
+                            registry.Add(RestoreRegistry(what));
                             break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
                         case "core" when Directory.Exists(what):
@@ -86,10 +81,11 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                     }
                 }
+                RemoveRuntimeFiles(owner);
                 if (TryDelete(ledger)) ledgers++;
             }
         var (shm, shmLedgers) = ShmJanitor.CleanStale(ledgerDir);
-        return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores, registry);
+        return new Leftovers(cgroups, processes, ledgers + shmLedgers, shm, maps, cores, registry, teardowns);
     }
 
     /// <summary>A dead harness's registry fixture, restored from its saved exports; what it came to, as a line.</summary>
@@ -114,8 +110,8 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             string[] entries;
             try { entries = File.ReadAllLines(ledger); }
             catch (IOException) { continue; }
-            foreach (var entry in entries.Where(e => e.StartsWith("reg ") && Directory.Exists(e[4..])))
-                registry.Add(RestoreRegistry(entry[4..]));
+            foreach (var (_, fields) in entries.Select(LedgerEntry.Parse).Where(e => e.Kind == "reg"))
+                if (fields is [var dir] && Directory.Exists(dir)) registry.Add(RestoreRegistry(dir));
             if (TryDelete(ledger)) ledgers++;
         }
         return new Leftovers(0, 0, ledgers, 0, 0, 0, registry);
@@ -131,6 +127,33 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             return proc.HasExited || proc.StartTime.ToUniversalTime().Ticks != ticks;
         }
         catch (Exception e) when (e is ArgumentException or InvalidOperationException or System.ComponentModel.Win32Exception) { return true; }
+    }
+
+    /// <summary>Runs a teardown command of the ledger (a minute at most); whether it ended with exit 0.</summary>
+    private static bool RunTeardown(string[] command)
+    {
+        var psi = new System.Diagnostics.ProcessStartInfo(command[0]) { UseShellExecute = false, RedirectStandardInput = true };
+        foreach (var a in command[1..]) psi.ArgumentList.Add(a);
+        try
+        {
+            using var p = System.Diagnostics.Process.Start(psi)!;
+            p.StandardInput.Close();
+            if (p.WaitForExit(60_000)) return p.ExitCode == 0;
+            p.Kill(entireProcessTree: true);
+            return false;
+        }
+        catch (System.ComponentModel.Win32Exception) { return false; }
+    }
+
+    /// <summary>
+    /// The dead harness's own .NET debugger pipes and diagnostic socket, named after its pid and start time (its owner
+    /// key): the runtime removes them only at a clean exit. The supervisor does this at once; this is for when it could not.
+    /// </summary>
+    internal static void RemoveRuntimeFiles(string owner)
+    {
+        foreach (var dir in new[] { Path.GetTempPath(), "/tmp/" }.Distinct())
+            foreach (var name in new[] { $"clr-debug-pipe-{owner}-in", $"clr-debug-pipe-{owner}-out", $"dotnet-diagnostic-{owner}-socket" })
+                TryDelete(Path.Combine(dir, name));
     }
 
     private static bool IsCoreName(string path) =>

@@ -117,6 +117,27 @@ public static class SelfTest
                                      + "so the Linux cgroup around the Wine run is the real cap");
         });
 
+        await Check("the run's memory is read while it runs", async () =>
+        {
+            // What a memoryMB capture trigger reads: the cgroup's usage on Linux, the Job Object's commit on Windows.
+            const int heldMB = 128;
+            var held = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            using var p = Start(workDir, "hold", TimeSpan.FromSeconds(60), 512, (l, _, _) => { if (l == "holding") held.TrySetResult(); });
+            await held.Task.WaitAsync(Patience * 2);
+            var read = p.MemoryNow();
+            // Windows: what each member of the job reports, so a reading of 0 says which counter is missing.
+            var counters = OperatingSystem.IsWindows()
+                ? "; per member (commit/working set/pagefile MB): " + string.Join(", ", (p.JobMembers ?? []).Select(pid =>
+                      WindowsNative.Counters(pid) is { } c ? $"{pid} {c.Private >> 20}/{c.WorkingSet >> 20}/{c.Pagefile >> 20}" : $"{pid} unreadable"))
+                : "";
+            p.KillTree();
+            await p.WaitAsync();
+            var facts = $"a child holding {heldMB} MB reads as {read >> 20} MB{counters}";
+            if (wine is null || read > 0) return (read >= (long)heldMB << 20, facts);
+            // Wine 8 fills PagefileUsage, which the job's commit is read from; 0 would be a Wine that stopped doing so.
+            return (false, $"{facts}: under Wine {wine} the job's processes report no commit");
+        });
+
         if (OperatingSystem.IsWindows())
             await Check("a killed harness's registry fixture is rolled back by the next run", async () =>
             {
@@ -188,6 +209,23 @@ public static class SelfTest
                     Console.WriteLine("alloc-failed");
                     return 3;
                 }
+            }
+            case "hold":
+            {
+                const int mb = 128;
+                var p = Marshal.AllocHGlobal((nint)mb << 20);
+                unsafe { for (long i = 0; i < (long)mb << 20; i += 4096) ((byte*)p)[i] = 1; }
+                Console.WriteLine("holding");
+                await Task.Delay(TimeSpan.FromMinutes(1));
+                return 0;
+            }
+            case "tool":
+            {
+                // A long tool (sleep, standing for a gdb read) through ToolRunner; the test kills this harness meanwhile.
+                var length = Environment.GetEnvironmentVariable("CORPUS_SELFTEST_SLEEP") ?? "120";
+                Console.WriteLine("tool-starting");
+                Capture.ToolRunner.Instance.Run("sleep", [length], TimeSpan.FromMinutes(3));
+                return 0;
             }
             case "holder":
             {

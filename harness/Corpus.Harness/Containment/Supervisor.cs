@@ -3,11 +3,12 @@ using System.Diagnostics;
 namespace Corpus.Harness.Containment;
 
 /// <summary>
-/// The harness's dead-man switch. One small process per harness (supervisor.sh), started at the first contained run,
-/// in its own session, outside every run cgroup, ignoring INT/TERM/HUP. It reads a pipe whose only write end this
-/// process holds (.NET opens pipes O_CLOEXEC, so no run inherits it) and learns every run cgroup and process group as
-/// it comes and goes. When the harness dies, even by SIGKILL, the kernel closes the pipe; on EOF the supervisor kills
-/// what is still listed and removes the cgroups. The same lines go to a ledger in the checkout's .cache/ledger/ so that
+/// The harness's dead-man switch. One small process per harness (supervisor.sh), started at the first contained run
+/// or tool, in its own session, outside every run cgroup, ignoring INT/TERM/HUP. It reads a pipe whose only write end
+/// this process holds (.NET opens pipes O_CLOEXEC, so no run inherits it) and learns every run cgroup, run and tool
+/// process group and teardown as it comes and goes. When the harness dies, even by SIGKILL, the kernel closes the pipe;
+/// on EOF the supervisor removes the harness's .NET IPC files, kills what is still listed, removes the cgroups and runs
+/// the teardowns. The same lines go to a ledger in the checkout's .cache/ledger/ so that
 /// a later `corpus run` or `corpus clean` can finish the job if the supervisor itself was killed.
 /// </summary>
 public static class Supervisor
@@ -56,13 +57,17 @@ public static class Supervisor
         }
     }
 
-    /// <summary>Something a killed harness would leave behind: "cg DIR", "pg PGID START", "wine CELL_SH DIR", "map PID", "core DIR", "reg DIR".</summary>
+    /// <summary>
+    /// Something a killed harness would leave behind, as a <see cref="LedgerEntry"/> line: "cg DIR", "pg PGID START",
+    /// "tool PGID START", "teardown COMMAND ARG…", "map PID", "core DIR", "reg DIR". The first four also go to the
+    /// supervisor.
+    /// </summary>
     public static void Add(string entry)
     {
         lock (Lock)
         {
             if (!Live.Add(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send(entry);
+            if (ForSupervisor(entry)) Send(entry);
             WriteLedger();
         }
     }
@@ -72,10 +77,38 @@ public static class Supervisor
         lock (Lock)
         {
             if (!Live.Remove(entry)) return;
-            if (entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("wine ")) Send("-" + entry);
+            if (ForSupervisor(entry)) Send("-" + entry);
             WriteLedger();
         }
     }
+
+    /// <summary>
+    /// What a subject kind must undo if the harness dies before it does (its cell's isolation): the supervisor, or a
+    /// later run from the ledger, runs COMMAND ARG… after every run of the harness is dead. The entry to remove again.
+    /// </summary>
+    public static string AddTeardown(string command, params string[] args)
+    {
+        var entry = LedgerEntry.Format("teardown", [command, .. args]);
+        Add(entry);
+        return entry;
+    }
+
+    /// <summary>
+    /// Starts the supervisor now if it is not running, so that a process about to start is on its list within
+    /// microseconds of its start rather than after the supervisor's own start (tens of milliseconds under load).
+    /// </summary>
+    public static void Ready()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        lock (Lock)
+        {
+            try { if (_process is null || _process.HasExited) Start(); }
+            catch (InvalidOperationException) { _process = null; }
+        }
+    }
+
+    private static bool ForSupervisor(string entry) =>
+        entry.StartsWith("cg ") || entry.StartsWith("pg ") || entry.StartsWith("tool ") || entry.StartsWith("teardown ");
 
     // The ledger holds what is live now; no ledger means nothing to clean.
     private static void WriteLedger()
@@ -112,10 +145,10 @@ public static class Supervisor
         var psi = new ProcessStartInfo("setsid") { RedirectStandardInput = true, UseShellExecute = false };
         // The script travels in the environment so that ps shows a short command line.
         psi.Environment["CORPUS_SUPERVISOR"] = ScriptText;
-        foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString() })
+        foreach (var a in new[] { "bash", "-c", "eval \"$CORPUS_SUPERVISOR\"", "corpus-supervisor", Environment.ProcessId.ToString(), Owner })
             psi.ArgumentList.Add(a);
         _process = Process.Start(psi) ?? throw new InvalidOperationException("cannot start the corpus supervisor");
-        foreach (var entry in Live.Where(e => e.StartsWith("cg ") || e.StartsWith("pg ")))
+        foreach (var entry in Live.Where(ForSupervisor))
             _process.StandardInput.WriteLine(entry);
     }
 

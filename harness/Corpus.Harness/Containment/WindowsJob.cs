@@ -11,7 +11,7 @@ namespace Corpus.Harness.Containment;
 /// harness that dies in any way takes the whole tree with it; no supervisor is needed. It also caps each process's
 /// and the whole job's commit, and is terminated as a whole at the end of the run.
 /// </summary>
-internal sealed unsafe class WindowsJob : IDisposable
+internal sealed unsafe class WindowsJob : IRunSession
 {
     // Inheritable pipe ends must exist only while one CreateProcess runs, or a concurrent run inherits them and keeps
     // this run's pipes open after it ends.
@@ -25,12 +25,15 @@ internal sealed unsafe class WindowsJob : IDisposable
 
     public int Pid { get; }
     public long MemoryLimit { get; }
+    public string Containment { get; }
 
     public WindowsJob(ProcessSpec spec, Action<string?, bool> onLine)
     {
         _job = CreateJobObject(0, null);
         if (_job.IsInvalid) throw Fail("CreateJobObject");
         MemoryLimit = spec.MemoryBytes;
+        Containment = $"job object (memory cap {spec.MemoryBytes >> 20} MB per process and per job, kill on job close), "
+                      + $"job kill, timeout {spec.Timeout.TotalSeconds:0} s";
         var limits = new JOBOBJECT_EXTENDED_LIMIT_INFORMATION
         {
             BasicLimitInformation = new JOBOBJECT_BASIC_LIMIT_INFORMATION
@@ -173,8 +176,31 @@ internal sealed unsafe class WindowsJob : IDisposable
         return info;
     }
 
-    /// <summary>Commit of the job's processes now (their PrivateUsage summed).</summary>
-    public long CommitBytes() => Members().Sum(pid => Counters(pid)?.Private ?? 0);
+    /// <summary>
+    /// Commit of the job's processes now: their PagefileUsage summed, the commit charge (Windows reports PrivateUsage as
+    /// the same number; Wine 8 leaves PrivateUsage 0 and fills PagefileUsage).
+    /// </summary>
+    public long CommitBytes() => Members().Sum(pid => Counters(pid)?.Pagefile ?? 0);
+
+    // The job keeps only its peak commit; the commit now is the members'.
+    public long MemoryNow() => CommitBytes();
+
+    // The kernel refused memory to a job member: the facade ends the run, as the cgroup's OOM kill does on Linux.
+    public bool OverMemoryCap(long used) => MemoryLimitHit;
+
+    public int Stop() => KillTree();
+
+    void IRunSession.KillTree() => KillTree();
+
+    public SessionEnd Finish()
+    {
+        var peak = (long)Limits().PeakJobMemoryUsed;
+        var capped = MemoryLimitHit;
+        KillTree();
+        DrainOutput(TimeSpan.FromSeconds(10));
+        var (code, signal) = WindowsExit.Describe(ExitCode);
+        return new SessionEnd(code, signal, peak, capped);
+    }
 
     /// <summary>Whether the kernel said a process or the job hit its memory limit.</summary>
     public bool MemoryLimitHit

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The corpus supervisor: the dead-man switch of one harness process (see Supervisor.cs, docs/architecture.md).
-# stdin is a pipe whose only write end the harness holds. The harness writes "cg DIR" / "pg PGID START" when a run's
-# cgroup or process group comes to exist, "wine CELL_SH DIR" for a Wine cell's folder (its runs' prefixes and
-# tmpfs mounts), and the same line prefixed with "-" when it is gone. EOF means the harness
-# is gone, killed or not: whatever is still listed belonged to a run it did not finish, so kill it and remove it.
-# Usage: bash supervisor.sh HARNESS_PID   (started in its own session, outside every run cgroup)
+# stdin is a pipe whose only write end the harness holds. The harness writes ledger lines (LedgerEntry.cs): "cg DIR"
+# and "pg PGID START" when a run's cgroup or process group comes to exist, "tool PGID START" for a tool the harness
+# runs (ToolRunner: gdb, createdump, a build), "teardown COMMAND ARG..." for what a
+# subject kind must undo (a Wine cell's prefixes, tmpfs mounts and display), and the same line prefixed with "-" when
+# it is gone. Fields are separated by single spaces; in a field, %, space, tab, CR, LF and backslash are %XX (hex).
+# EOF means the harness is gone, killed or not: whatever is still listed belonged to a run it did not finish, so kill
+# it and remove it; then remove the harness's own .NET IPC files, which only a clean exit of the runtime removes.
+# Usage: bash supervisor.sh HARNESS_PID [HARNESS_PID-START]   (started in its own session, outside every run cgroup)
 # Ctrl-C or a SIGTERM of the harness's group must not stop the one process that cleans up after the harness.
 trap '' INT TERM HUP
-owner=$1
+owner=$1 key=${2:-}
 declare -A live=()
 while IFS= read -r line; do
   case $line in
@@ -15,7 +18,18 @@ while IFS= read -r line; do
     ?*) live[$line]=1 ;;
   esac
 done
+
+# The runtime's debugger pipes and diagnostic socket are named after the pid and its start time (field 22 of
+# /proc/PID/stat), which is the owner's key: these files are this harness's and no one else's.
+if [[ $key =~ ^[0-9]+-[0-9]+$ ]]; then
+  for dir in "${TMPDIR:-/tmp}" /tmp; do
+    rm -f "$dir/clr-debug-pipe-$key-in" "$dir/clr-debug-pipe-$key-out" "$dir/dotnet-diagnostic-$key-socket" 2>/dev/null
+  done
+fi
 ((${#live[@]})) || exit 0
+
+# One field of a ledger line, decoded: %XX becomes the character.
+decode() { local s=${1//%/\\x}; printf -v REPLY '%b' "$s"; }
 
 # Field 22 of /proc/PID/stat (start time), or nothing when no such process.
 start_of() {
@@ -26,15 +40,16 @@ start_of() {
   echo "${f[19]}"
 }
 
-cgroups=() groups=() wines=()
+cgroups=() groups=() teardowns=()
 for entry in "${!live[@]}"; do
-  read -r kind what start _ <<<"$entry"
-  case $kind in
-    cg) cgroups+=("$what") ;;
-    wine) wines+=("$what $start") ;;
+  read -ra fields <<<"$entry"
+  case ${fields[0]} in
+    cg) decode "${fields[1]}"; cgroups+=("$REPLY") ;;
+    # Kept encoded: one line per command, decoded when it runs.
+    teardown) teardowns+=("${fields[*]:1}") ;;
     # The kernel never hands out a pid that is still some group's id, so the group number is ours unless its
     # leader is gone and a new process now has that pid (another start time): then the group is empty anyway.
-    pg) now=$(start_of "$what"); [[ -z $now || $now == "$start" ]] && groups+=("$what") ;;
+    pg | tool) now=$(start_of "${fields[1]}"); [[ -z $now || $now == "${fields[2]}" ]] && groups+=("${fields[1]}") ;;
   esac
 done
 declare -A killed=()
@@ -58,9 +73,12 @@ for dir in "${cgroups[@]}"; do
     sleep 0.02
   done
 done
-# Wine cells last: their processes are dead now, so their tmpfs mounts can go.
-for w in "${wines[@]}"; do
-  read -r cellsh dir <<<"$w"
-  for run in "$dir"/run-*; do [[ -d $run ]] && bash "$cellsh" down "$run" >/dev/null 2>&1; done
+# Teardowns last: the runs' processes are dead now, so what they used (mounts, a display) can go.
+for t in "${teardowns[@]}"; do
+  cmd=()
+  read -ra parts <<<"$t"
+  for f in "${parts[@]}"; do decode "$f"; cmd+=("$REPLY"); done
+  timeout 60 "${cmd[@]}" </dev/null >/dev/null 2>&1
 done
-echo "corpus-supervisor: harness $owner ended mid-run: killed ${#killed[@]} process(es) and group(s), removed $removed cgroup(s)" >&2
+echo "corpus-supervisor: harness $owner ended mid-run: killed ${#killed[@]} process(es) and group(s), removed $removed cgroup(s)," \
+     "ran ${#teardowns[@]} teardown(s)" >&2

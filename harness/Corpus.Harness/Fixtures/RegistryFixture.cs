@@ -28,7 +28,7 @@ public sealed class RegistryFixture
     private readonly string _stateDir;
     private readonly List<SavePoint> _saved;
 
-    public string LedgerEntry => $"reg {_stateDir}";
+    public string LedgerEntry => Containment.LedgerEntry.Format("reg", _stateDir);
     public IReadOnlyList<SavePoint> Saved => _saved;
 
     /// <summary>What the apply step verified, for the cell's metrics.</summary>

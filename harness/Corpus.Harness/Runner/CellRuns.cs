@@ -65,7 +65,8 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         if (OperatingSystem.IsWindows()) launch = WindowsLaunch(launch, workDir, label);
         var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
                                    Path.Combine(workDir, $"{label}.stderr"), TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
-                                   (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false);
+                                   (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false,
+                                   PerfMap: cs.Crash is { Freelog: true });
         // /dev/shm is Linux's; a Windows run's named sections die with its Job Object.
         using var janitor = OperatingSystem.IsWindows() ? null : new ShmJanitor(Path.Combine(options.Root, ".cache", "ledger"));
         var markers = new Dictionary<string, double>();
@@ -213,8 +214,18 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
         {
             // procdump -M: at the threshold, or after delaySec when the memory never gets there.
             long now = 0;
-            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec && (now = SafeMemory(p)) < (long)mb << 20)
+            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec)
+            {
+                try { now = p.MemoryNow(); }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or Win32Failure)
+                {
+                    if (p.HasExited) break;   // the run ended as it was read
+                    Missed($"none of {timed.Count} snapshots taken: the run's memory cannot be read for the {mb} MB trigger: {e.Message}");
+                    return;
+                }
+                if (now >= (long)mb << 20) break;
                 await Task.Delay(50);
+            }
             // procdump -M: a run that ends below the threshold was never meant to be dumped.
             if (p.HasExited) return;
             how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
@@ -255,12 +266,6 @@ public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest man
             lock (cell.Captures) cell.Captures.Add(record with { Run = label });
         }
         catch (Exception e) { Missed(e.Message, core.Name); }
-    }
-
-    private static long SafeMemory(ContainedProcess p)
-    {
-        try { return p.MemoryNow(); }
-        catch (IOException) { return 0; }   // the cgroup went away with the process
     }
 
     /// <summary>

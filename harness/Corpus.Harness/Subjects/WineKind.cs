@@ -137,8 +137,7 @@ public sealed partial class WineIsolation(string cellDir, string windows) : Cell
     private void Register()
     {
         if (_entry is not null) return;
-        _entry = $"wine {Path.Combine(_root, "harness", "wine", "cell.sh")} {_dir}";
-        Containment.Supervisor.Add(_entry);
+        _entry = Containment.Supervisor.AddTeardown("bash", Path.Combine(_root, "harness", "wine", "cell.sh"), "down-all", _dir);
     }
 
     public override IReadOnlyDictionary<string, string> Env
