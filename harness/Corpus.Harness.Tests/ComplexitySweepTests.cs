@@ -9,7 +9,7 @@ namespace Corpus.Harness.Tests;
 public class ComplexitySweepTests
 {
     /// <summary>Runs of 1 s each whose metric is time(n, index of the run in the cell).</summary>
-    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time) : ICellRuns
+    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time) : IRunLauncher
     {
         public List<string> Labels { get; } = [];
         public Manifest Manifest => throw new NotSupportedException();

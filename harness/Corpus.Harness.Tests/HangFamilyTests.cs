@@ -185,7 +185,7 @@ public class HangRunTests
     private const string Knob = "DOTNET_ThreadPool_ThreadTimeoutMs";
 
     /// <summary>Every run prints a hang of the given length, released by the worker's exit; the runs are recorded.</summary>
-    private sealed class HangRuns(CaseSpec cs, double blockMs, IReadOnlyDictionary<string, string> env) : ICellRuns
+    private sealed class HangRuns(CaseSpec cs, double blockMs, IReadOnlyDictionary<string, string> env) : IRunLauncher
     {
         public List<(string Label, TimedCapture? Timed, bool UntilCaptured)> Runs { get; } = [];
         public Manifest Manifest => throw new NotSupportedException();

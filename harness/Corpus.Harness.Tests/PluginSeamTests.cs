@@ -127,7 +127,7 @@ public sealed class PluginSeamTests : IDisposable
             return new TwiceSpec(f.IntOr("times", 2, min: 1, max: 5)!.Value);
         }
 
-        public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+        public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
         {
             var times = runs.Case.Signature.Get<TwiceSpec>(Key)!.Times;
             var seen = 0;

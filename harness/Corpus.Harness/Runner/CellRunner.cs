@@ -131,7 +131,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         using var isolation = kind.Isolate(subject, dir);
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
                                                                                HoldsStill: family.HoldsStill));
-        var runs = new CellRuns(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
+        var runs = new RunLauncher(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
         var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
         Verdict verdict;
         string? unrestored = null;

@@ -18,8 +18,8 @@ public sealed class ComplexityFamily : ISignatureFamily
     public CellLane Lane => CellLane.Timed;
 
     /// <summary>The shapes a sweep can take, by the manifest's complexity.shape.</summary>
-    public static readonly IReadOnlyDictionary<string, Func<ICellRuns, CellResult, Task<Verdict>>> Shapes =
-        new Dictionary<string, Func<ICellRuns, CellResult, Task<Verdict>>>
+    public static readonly IReadOnlyDictionary<string, Func<IRunLauncher, CellResult, Task<Verdict>>> Shapes =
+        new Dictionary<string, Func<IRunLauncher, CellResult, Task<Verdict>>>
         {
             [ComplexitySpec.Power] = RunPowerAsync,
             [ComplexitySpec.Exponential] = ExponentialSweep.RunAsync,
@@ -30,7 +30,7 @@ public sealed class ComplexityFamily : ISignatureFamily
         if (!cs.Args.Any(a => a.Contains("{n}"))) throw c.Error("a complexity signature needs '{n}' in the arguments", "args");
     }
 
-    public Task<Verdict> RunAsync(ICellRuns runs, CellResult cell) => Shapes[runs.Case.Signature.Get<ComplexitySpec>(Key)!.Shape](runs, cell);
+    public Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell) => Shapes[runs.Case.Signature.Get<ComplexitySpec>(Key)!.Shape](runs, cell);
 
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>
     public const double MaxCaptureScale = 4;
@@ -39,7 +39,7 @@ public sealed class ComplexityFamily : ISignatureFamily
     public const int MaxRepeats = 5;
 
     /// <summary>Power laws: exponents of log(metric) against log(n).</summary>
-    private static async Task<Verdict> RunPowerAsync(ICellRuns runs, CellResult cell)
+    private static async Task<Verdict> RunPowerAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
         var cx = cs.Signature.Get<ComplexitySpec>("complexity")!;

@@ -19,7 +19,7 @@ public static class ExponentialSweep
     /// <summary>A sweep that finishes and grows like n^k with k at most this is polynomial, so clean.</summary>
     public const double PolynomialMax = 3;
 
-    public static async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public static async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
         var cx = cs.Signature.Get<ComplexitySpec>("complexity")!;

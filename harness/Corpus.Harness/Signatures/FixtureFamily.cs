@@ -20,7 +20,7 @@ public sealed class FixtureFamily : ISignatureFamily
             throw c.Error("a fixture signature judges a case with a 'fixture'; this case has none", "signature.fixture");
     }
 
-    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);

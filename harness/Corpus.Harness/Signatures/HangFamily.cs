@@ -28,7 +28,7 @@ public sealed class HangFamily : ISignatureFamily
     /// The hang is measured in a run no debugger touches (an attached winedbg holds a thread's exit and would stretch
     /// it); the case's timed capture gets a run of its own, only when the measured run reproduced.
     /// </summary>
-    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
         var (spec, unusable) = cs.Signature.Get<HangSpec>(Key)!.For(runs.Env);

@@ -6,7 +6,7 @@ using Corpus.Harness.Runner;
 namespace Corpus.Harness.Signatures;
 
 /// <summary>What an evidence check reads: the case, the cell's captures and the run the family named as its hit.</summary>
-public sealed record EvidenceContext(CaseSpec Case, Subject Subject, CellResult Cell, ICaptureBackend Backend, ICellRuns Runs,
+public sealed record EvidenceContext(CaseSpec Case, Subject Subject, CellResult Cell, ICaptureBackend Backend, IRunLauncher Runs,
                                      string? HitRun);
 
 /// <summary>

@@ -41,7 +41,7 @@ public interface ISignatureFamily
     /// <summary>Where a run of many cells schedules this family's cells (<see cref="Lanes"/>).</summary>
     CellLane Lane => HoldsStill ? CellLane.Alongside : CellLane.Busy;
 
-    Task<Verdict> RunAsync(ICellRuns runs, CellResult cell);
+    Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell);
 }
 
 /// <summary>
@@ -85,7 +85,7 @@ public sealed class SignatureFamilies
 public sealed record RunOutput(RunResult Run, IReadOnlyDictionary<string, double> Metrics, IReadOnlyDictionary<string, double> Markers);
 
 /// <summary>What a family may do with a cell: start contained runs of its program and report progress.</summary>
-public interface ICellRuns
+public interface IRunLauncher
 {
     Manifest Manifest { get; }
     CaseSpec Case { get; }

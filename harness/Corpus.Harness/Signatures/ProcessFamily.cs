@@ -30,7 +30,7 @@ public sealed class ProcessFamily : ISignatureFamily
             throw c.Error($"maxSeconds {pm} must be shorter than the run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)", "signature.process.maxSeconds");
     }
 
-    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);

@@ -53,7 +53,7 @@ public sealed class ShmemFamily : ISignatureFamily
                           "signature.shmem.settleSec");
     }
 
-    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
         runs.Progress($"{cell.Key} …");

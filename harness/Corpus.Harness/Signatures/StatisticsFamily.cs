@@ -20,7 +20,7 @@ public sealed class StatisticsFamily : ISignatureFamily
         if (!cs.Signature.Has(ProcessFamily.Name)) throw c.Error("repeats need a 'process' signature to count hits", "signature.statistics");
     }
 
-    public async Task<Verdict> RunAsync(ICellRuns runs, CellResult cell)
+    public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
         var st = cs.Signature.Get<StatisticsSpec>(Key)!;

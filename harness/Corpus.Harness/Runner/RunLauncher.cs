@@ -12,9 +12,9 @@ namespace Corpus.Harness.Runner;
 /// The runs of one cell: launches its program on the subject inside containment, with the cell's isolation,
 /// the case's captures (timed snapshots, crash cores) and its METRIC and marker lines read back.
 /// </summary>
-public sealed class CellRuns(RunOptions options, IToolRunner tools, Manifest manifest, CaseSpec cs, string variant,
+public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest manifest, CaseSpec cs, string variant,
                              Subject subject, string program, CellIsolation isolation, ICaptureBackend backend,
-                             CellResult cell, string dir) : ICellRuns
+                             CellResult cell, string dir) : IRunLauncher
 {
     public const string MetricPrefix = "METRIC ";
     public const string MarkerPrefix = "REPRO-REACHED ";
