@@ -17,12 +17,17 @@ public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<st
     /// <summary>Runtime knobs that reach a program from the harness's own environment unless --env sets them.</summary>
     public static readonly string[] KnobPrefixes = ["DOTNET_", "COMPlus_", "MONO_", "WINE"];
 
+    /// <summary>The SDK's own settings (dotnet test and dotnet tool set them), which no runtime reads.</summary>
+    public static readonly string[] SdkOnly = ["DOTNET_CLI_", "DOTNET_NOLOGO", "DOTNET_GENERATE_ASPNET_CERTIFICATE",
+                                               "DOTNET_SKIP_FIRST_TIME_EXPERIENCE", "DOTNET_ADD_GLOBAL_TOOLS_TO_PATH", "DOTNET_HOST_PATH"];
+
     /// <summary>The knobs the harness's environment passes on to runs, which --env does not set: recorded per cell.</summary>
     public IReadOnlyDictionary<string, string> InheritedKnobs()
     {
         var knobs = new SortedDictionary<string, string>(StringComparer.Ordinal);
         foreach (System.Collections.DictionaryEntry e in Environment.GetEnvironmentVariables())
-            if (e.Key is string k && KnobPrefixes.Any(p => k.StartsWith(p, StringComparison.Ordinal)) && Env?.ContainsKey(k) != true)
+            if (e.Key is string k && KnobPrefixes.Any(p => k.StartsWith(p, StringComparison.Ordinal))
+                && !SdkOnly.Any(p => k.StartsWith(p, StringComparison.Ordinal)) && Env?.ContainsKey(k) != true)
                 knobs[k] = e.Value as string ?? "";
         return knobs;
     }
