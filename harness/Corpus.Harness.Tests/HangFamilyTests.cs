@@ -265,3 +265,31 @@ public class HangRunTests
         Assert.Empty(runs.Runs);
     }
 }
+
+/// <summary>winedbg is run through the subject's loader, however the user's Wine was given.</summary>
+public class WineDbgLoaderTests
+{
+    [Theory]
+    [InlineData("/usr/bin/wine")]            // Debian's loader script
+    [InlineData("/usr/lib/wine/wine64")]     // the binary the script runs
+    public void EveryFormOfDebiansWineFindsItsDlls(string wine)
+    {
+        Assert.Null(new WineDbgSnapshot(wine).Unavailable);
+        Assert.True(File.Exists(Path.Combine(WineDbgSnapshot.WineDllDirectory(wine)!, "win32u.dll")), wine);
+    }
+
+    [Fact]
+    public void ABuildTreesLoaderNeedsNoWinedbgBesideIt()
+    {
+        // A build tree has `wine` (loader/wine) and no winedbg script: the loader runs winedbg itself.
+        var tree = Directory.CreateTempSubdirectory("corpus-winetree-").FullName;
+        try
+        {
+            var wine = Path.Combine(tree, "wine");
+            File.WriteAllText(wine, "#!/bin/sh\n");
+            Assert.Null(new WineDbgSnapshot(wine).Unavailable);
+            Assert.Contains("no Wine loader", new WineDbgSnapshot(Path.Combine(tree, "gone")).Unavailable);
+        }
+        finally { Directory.Delete(tree, true); }
+    }
+}

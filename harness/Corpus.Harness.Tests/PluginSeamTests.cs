@@ -85,9 +85,23 @@ public sealed class PluginSeamTests : IDisposable
         return Manifest.Load(Path.Combine(dir, "repro.json"), families);
     }
 
-    private CellRunner Runner(SignatureFamilies? families = null) =>
-        new(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
+    private CellRunner Runner(SignatureFamilies? families = null, IReadOnlyDictionary<string, string>? env = null) =>
+        new(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }, Env: env),
             new Builder(_root, ToolRunner.Instance), ToolRunner.Instance, families);
+
+    [Fact]
+    public async Task EnvReachesEveryRunAndIsRecordedWithTheReRunLine()
+    {
+        var m = WriteRepro("echo \"knob=$SEAM_KNOB\"", """{ "process": { "exit": "zero", "output": ["knob=a,b"] } }""");
+        var subject = SubjectKinds.Resolve("sh", _root, [new ScriptKind()]);
+        var env = new Dictionary<string, string> { ["SEAM_KNOB"] = "a,b" };
+        var cell = await Runner(env: env).RunAsync(m, m.Cases[0], "bug", subject, null);
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        Assert.Equal(env, cell.Metrics["env"]);
+        Assert.Contains("ENV='SEAM_KNOB=a,b", cell.Rerun);
+        // The SDK's own settings are no knob of a runtime; a runtime's knob in the harness's environment is recorded.
+        Assert.DoesNotContain("DOTNET_CLI_", cell.Rerun);
+    }
 
     [Fact]
     public async Task ANewSubjectKindRunsThroughTheRunnerWithItsIsolation()

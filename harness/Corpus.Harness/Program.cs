@@ -162,6 +162,9 @@ public static class Program
 
         var artifacts = Path.Combine(root, "artifacts");
         var (runId, runDir) = ClaimRunDir(artifacts, args.Get("run-id"));
+        // A harness killed before its summary leaves dumps of hundreds of MB in the run: the next run prunes them.
+        var runEntry = Containment.LedgerEntry.Format("run", runDir);
+        Supervisor.Add(runEntry);
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
@@ -181,6 +184,7 @@ public static class Program
         }, () => Interrupt.IsRequested);
         var seconds = clock.Elapsed.TotalSeconds;
         SummaryWriter.Write(Path.Combine(runDir, "summary.json"), runId, cells, errors, seconds, root);
+        Supervisor.Remove(runEntry);
         SummaryWriter.WriteJUnit(Path.Combine(runDir, "junit.xml"), cells, errors);
         new MarkdownReport(tools).Write(runDir, runId, cells, errors, seconds);
         var latest = Path.Combine(artifacts, "latest");

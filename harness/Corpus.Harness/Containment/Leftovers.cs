@@ -74,6 +74,11 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                         case "reg" when Directory.Exists(what):
                             registry.Add(RestoreRegistry(what));
                             break;
+                        // A run the harness never finished (no summary): its dumps and cores go, its logs stay.
+                        case "run" when Directory.Exists(what) && !File.Exists(Path.Combine(what, "summary.json")):
+                            foreach (var dump in Directory.EnumerateFiles(what, "*", SearchOption.AllDirectories).Where(IsDumpName).ToList())
+                                if (TryDelete(dump)) cores++;
+                            break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
                         case "core" when Directory.Exists(what):
                             foreach (var core in Directory.GetFiles(what, "core*").Where(IsCoreName))
@@ -155,6 +160,10 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             foreach (var name in new[] { $"clr-debug-pipe-{owner}-in", $"clr-debug-pipe-{owner}-out", $"dotnet-diagnostic-{owner}-socket" })
                 TryDelete(Path.Combine(dir, name));
     }
+
+    /// <summary>What captures write: kernel cores, createdump/procdump cores (snapshot-N.core), Windows minidumps.</summary>
+    private static bool IsDumpName(string path) =>
+        IsCoreName(path) || Path.GetExtension(path) is ".core" or ".dmp" or ".mdmp";
 
     private static bool IsCoreName(string path) =>
         Path.GetFileName(path) is var n && (n == "core" || n.StartsWith("core.") && int.TryParse(n[5..], out _));

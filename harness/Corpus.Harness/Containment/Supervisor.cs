@@ -59,7 +59,8 @@ public static class Supervisor
 
     /// <summary>
     /// Something a killed harness would leave behind, as a <see cref="LedgerEntry"/> line: "cg DIR", "pg PGID START",
-    /// "tool PGID START", "teardown COMMAND ARG…", "map PID", "core DIR", "reg DIR". The first four also go to the
+    /// "tool PGID START", "teardown COMMAND ARG…", "map PID", "core DIR", "reg DIR", "run DIR" (a run without its summary yet:
+    /// its dumps go when it is found dead). The first four also go to the
     /// supervisor.
     /// </summary>
     public static void Add(string entry)
