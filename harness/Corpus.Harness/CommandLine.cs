@@ -212,8 +212,9 @@ internal sealed class Args
         var at = command is RootCommand ? null : command.Name;
         if (command is RootCommand)
         {
-            var word = result.UnmatchedTokens.FirstOrDefault(t => !t.StartsWith('-'));
-            if (word is null) return new("no command given", null);
+            // `corpus --root DIR`: options before any command.
+            var word = result.UnmatchedTokens.FirstOrDefault();
+            if (word is null || word.StartsWith('-')) return new("no command given", null);
             var commands = result.RootCommandResult.Command.Subcommands.Where(c => !c.Hidden).Select(c => c.Name);
             return new($"unknown command '{word}'" + (Closest(word, commands) is { } c ? $" (did you mean {c}?)" : ""), null);
         }
