@@ -155,6 +155,16 @@ public sealed class CommandLineTests : IDisposable
     }
 
     [Fact]
+    public void OptionsMayComeBeforeTheCommand()
+    {
+        var a = Args.Parse(["--repro", "a", "--keep", "run", "--case", "one"]);
+        Assert.Equal("run", a.Command);
+        Assert.Equal(["a"], a.List("repro"));
+        Assert.True(a.Has("keep"));
+        Assert.Equal(["one"], a.List("case"));
+    }
+
+    [Fact]
     public void OptionsTakeTheEqualsForm()
     {
         _corpus.Write("a");

@@ -142,8 +142,22 @@ internal static class Cli
     public static ParseResult Parse(string[] argv) =>
         // No response files: an argument that starts with '@' is a value. `--subject=` is an empty value (not given),
         // where System.CommandLine would take the next argument as the value.
-        Root.Parse([.. argv.SelectMany(a => a.StartsWith("--") && a.IndexOf('=') == a.Length - 1 ? [a[..^1], ""] : new[] { a })],
+        Root.Parse([.. CommandFirst(argv).SelectMany(a => a.StartsWith("--") && a.IndexOf('=') == a.Length - 1 ? [a[..^1], ""] : new[] { a })],
                    new ParserConfiguration { ResponseFileTokenReplacer = null });
+
+    /// <summary>Options may come before the command (`corpus --root DIR validate`): the command word moves to the front.</summary>
+    private static string[] CommandFirst(string[] argv)
+    {
+        var flags = Root.Subcommands.SelectMany(c => c.Options).OfType<Option<bool>>().Select(o => o.Name).Append("--help").ToHashSet();
+        var start = argv.TakeWhile(a => a.StartsWith('[')).Count();   // directives such as [suggest:N]
+        for (var i = start; i < argv.Length; i++)
+        {
+            var a = argv[i];
+            if (!a.StartsWith('-')) return i == start ? argv : [.. argv[..start], a, .. argv[start..i], .. argv[(i + 1)..]];
+            if (a.StartsWith("--") && !a.Contains('=') && !flags.Contains(a)) i++;   // the option's value
+        }
+        return argv;
+    }
 
     /// <summary>Whether System.CommandLine answers this command line itself: help or a directive such as [suggest].</summary>
     public static bool AnswersItself(ParseResult result) => result.Action is not null and not ParseErrorAction;
