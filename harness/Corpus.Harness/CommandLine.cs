@@ -19,7 +19,7 @@ internal static class Cli
 
     private static RootCommand Build()
     {
-        Option Root() => Value("root", "DIR", "the corpus checkout (default: found upward from the current folder)");
+        Option RootDir() => Value("root", "DIR", "the corpus checkout (default: found upward from the current folder)");
         Option Repro() => List("repro", "ID[,ID]", "only these repros");
         Option Case() => List("case", "ID[,ID]", "only these cases");
         Option Variant() => List("variant", "V[,V]", "only these variants (bug, fixed, ...)");
@@ -35,23 +35,23 @@ internal static class Cli
         var root = new RootCommand("corpus: reproducers of real .NET, Win32 and C++ bugs, run as cells and gated against expected/")
         {
             Command("run", "run cells and gate them against expected/",
-                    Root(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Keep(),
+                    RootDir(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Keep(),
                     Value("runs", "N", "races: exactly N runs per cell (a rate), not stop at the first hit"),
                     RunId(),
                     Value("alongside", "N", "cells that mostly wait (hangs, held memory) run alongside the busy ones, N at once "
                                             + "(default 2), and timed cells (sweeps) run last, alone; 0 runs every cell in turn, in plan order"),
                     Env()),
             Command("list", "the cells a run would run, with their expected outcomes",
-                    Root(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Flag("json", "print JSON, for other drivers")),
-            Command("validate", "check every manifest and expected file", Root()),
-            Command("subjects", "list built-in subjects and whether they are usable here", Root()),
-            Command("clean", "kill and remove what a killed run left behind", Root()),
+                    RootDir(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Flag("json", "print JSON, for other drivers")),
+            Command("validate", "check every manifest and expected file", RootDir()),
+            Command("subjects", "list built-in subjects and whether they are usable here", RootDir()),
+            Command("clean", "kill and remove what a killed run left behind", RootDir()),
             Command("bisect", "which subject changed one cell's outcome: prints each probe and the last/first subject on either side",
-                    Root(), Value("repro", "ID", "the repro (required)"), Value("case", "C", "the case (needed when the repro has several)"),
+                    RootDir(), Value("repro", "ID", "the repro (required)"), Value("case", "C", "the case (needed when the repro has several)"),
                     Value("variant", "V", "the variant (needed when the repro has several)"), subjects, Keep(), RunId(), Env()),
             Command("winsmoke", "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
                                 + "with the Linux harness's outcomes",
-                    Root(), Value("exe", "PATH", "the published harness (default build/harness/win-x64/corpus.exe)")),
+                    RootDir(), Value("exe", "PATH", "the published harness (default build/harness/win-x64/corpus.exe)")),
             Command("selftest", "check this platform's containment with real processes (Windows: the Job Object path)",
                     Value("dir", "DIR", "where the children run (default: a temporary folder, removed after)")),
             // The selftest's own child processes: not for users.
