@@ -1,5 +1,6 @@
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
+using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Tests;
 
@@ -41,6 +42,12 @@ public sealed class CommandLineTests : IDisposable
     [InlineData(new[] { "run", "--repro", "--case", "one" }, "corpus: --repro needs a value")]
     [InlineData(new[] { "run", "--case" }, "corpus: --case needs a value")]
     [InlineData(new[] { "frobnicate" }, "corpus: unknown command 'frobnicate'")]
+    [InlineData(new[] { "runn", "--repro", "a" }, "corpus: unknown command 'runn' (did you mean run?)")]
+    [InlineData(new string[0], "corpus: no command given")]
+    [InlineData(new[] { "run", "--cas", "x" }, "corpus: unknown option '--cas' for run (did you mean --case?)")]
+    [InlineData(new[] { "run", "--repro", "a", "extra" }, "corpus: unexpected argument 'extra'")]
+    [InlineData(new[] { "run", "--env", "--keep" }, "corpus: --env needs a value")]
+    [InlineData(new[] { "bisect", "--subjects", "mono", "--subjects" }, "corpus: --subjects needs a value")]
     public void WrongInvocationsExit2WithTheReason(string[] args, string message)
     {
         _corpus.Write("a");
@@ -48,6 +55,113 @@ public sealed class CommandLineTests : IDisposable
         Assert.Equal(2, exit);
         Assert.Equal(message, err.Split('\n')[0]);
         Assert.False(Directory.Exists(Artifacts));
+    }
+
+    [Fact]
+    public void WrongInvocationShowsTheHelpOfItsCommand()
+    {
+        var (exit, output, err) = Corpus("run", "--cas", "x");
+        Assert.Equal(2, exit);
+        Assert.Equal("", output);
+        Assert.Matches(@"\S+ run \[options\]", err);   // corpus, or the test host here
+        Assert.Contains("--case <ID[,ID]>", err);
+    }
+
+    [Fact]
+    public void RunHelpListsEverySubjectKindsNamesAndPaths()
+    {
+        var (exit, output, err) = Corpus("run", "--help");
+        Assert.Equal(0, exit);
+        Assert.Equal("", err);
+        Assert.Contains("--subject <S[,S]>", output);
+        Assert.Contains("--env <NAME=VALUE>", output);
+        Assert.Contains("wine:PATH", output);
+        Assert.Contains("roslyn:PATH: PATH is a version, or Microsoft.CodeAnalysis.CSharp.dll or its folder", output);
+        Assert.Contains("roslyn:4.8.0", output);
+        foreach (var kind in SubjectKinds.All)
+        {
+            Assert.Contains(kind.Name, output);
+            Assert.All(kind.BuiltIns, name => Assert.Contains(name, output));
+            Assert.All(kind.UserPrefixes, prefix => Assert.Contains($"{prefix}:PATH", output));
+            if (kind.UserPrefixes.Count > 0) Assert.Contains(kind.UserPathMeaning, output);
+        }
+        Assert.Contains("130 / 143", output);
+        Assert.False(Directory.Exists(Artifacts));
+    }
+
+    [Fact]
+    public void HelpListsEveryCommand()
+    {
+        var (exit, output, _) = Corpus("--help");
+        Assert.Equal(0, exit);
+        foreach (var command in new[] { "run", "list", "validate", "subjects", "clean", "bisect", "winsmoke", "selftest" })
+            Assert.Matches($"(?m)^  {command} ", output);
+        Assert.DoesNotContain("selftest-child", output);
+    }
+
+    [Theory]
+    [InlineData("run")]
+    [InlineData("list")]
+    [InlineData("validate")]
+    [InlineData("subjects")]
+    [InlineData("clean")]
+    [InlineData("bisect")]
+    [InlineData("winsmoke")]
+    [InlineData("selftest")]
+    public void EveryCommandHasHelp(string command)
+    {
+        var (exit, output, _) = Corpus(command, "-h");
+        Assert.Equal(0, exit);
+        Assert.Matches($@"\S+ {command} \[options\]", output);
+        Assert.Equal(command is "list" or "run" or "bisect", output.Contains("Subjects ("));
+    }
+
+    /// <summary>The [suggest] directive that dotnet-suggest calls for shell completion.</summary>
+    [Theory]
+    [InlineData("run --subject w", "windows\nwine\nwine-net10\nwine-net8\nwine-win10\nwine:\n")]
+    [InlineData("run --repro a --ca", "--case\n")]
+    [InlineData("bisect --subjects roslyn:4.1", "roslyn:4.14.0\n")]
+    [InlineData("va", "validate\n")]
+    public async Task SuggestDirectiveCompletes(string line, string completions)
+    {
+        var (oldOut, o) = (Console.Out, new StringWriter());
+        Console.SetOut(o);
+        try { Assert.Equal(0, await Program.Main([$"[suggest:{line.Length}]", line])); }
+        finally { Console.SetOut(oldOut); }
+        Assert.Equal(completions, o.ToString().Replace("\r\n", "\n"));
+    }
+
+    [Fact]
+    public void ListsSplitAndRepeatAndAnEmptyValueIsNotGiven()
+    {
+        var a = Args.Parse(["run", "--repro", "a,b", "--repro=c", "--subject", "", "--case=", "--runs", "3", "--runs", "5", "--keep",
+                            "--env", "A=1,2", "--env", "", "--env=B=x=y"]);
+        Assert.Equal(["a", "b", "c"], a.List("repro"));
+        Assert.Empty(a.List("subject"));
+        Assert.Null(a.Get("case"));
+        Assert.Equal("5", a.Get("runs"));
+        Assert.True(a.Has("keep"));
+        Assert.False(a.Has("json"));
+        Assert.Equal(new Dictionary<string, string> { ["A"] = "1,2", ["B"] = "x=y" }, a.Env());
+    }
+
+    [Fact]
+    public void EmptySubjectFromMakeRunsTheDefaults()
+    {
+        _corpus.Write("a");
+        var (exit, output, _) = Corpus("run", "--repro", "a", "--subject", "", "--variant=");
+        Assert.Equal(0, exit);
+        Assert.Contains("gate: 8 passed, 0 failed", output);
+    }
+
+    [Fact]
+    public void OptionsMayComeBeforeTheCommand()
+    {
+        var a = Args.Parse(["--repro", "a", "--keep", "run", "--case", "one"]);
+        Assert.Equal("run", a.Command);
+        Assert.Equal(["a"], a.List("repro"));
+        Assert.True(a.Has("keep"));
+        Assert.Equal(["one"], a.List("case"));
     }
 
     [Fact]

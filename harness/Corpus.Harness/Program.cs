@@ -11,43 +11,16 @@ namespace Corpus.Harness;
 
 public static class Program
 {
-    private const string Usage = """
-        usage: corpus <command> [options]
-          run       run cells and gate them against expected/
-                      --repro ID[,ID]   --case ID[,ID]   --variant V[,V]
-                      --subject S[,S]   built-in name (mono, net10, net8) or mono:PATH, coreclr:DOTNET_ROOT
-                      --exclude-tag T   skip cases with this tag (e.g. slow)
-                      --keep            keep artifacts of cells that matched expected/
-                      --runs N          races: exactly N runs per cell (a rate), not stop at the first hit
-                      --run-id ID       name of artifacts/<run-id>/, which must not exist yet (default: UTC time)
-                      --alongside N     cells that mostly wait (hangs, held memory) run alongside the busy ones,
-                                        N at once (default 2), and timed cells (sweeps) run last, alone;
-                                        0 runs every cell in turn, in plan order
-                      --env NAME=VALUE  set for every run of the selected cells (repeat it for more), over the
-                                        manifest's env; recorded in each cell and its re-run line, as are the
-                                        DOTNET_*, COMPlus_*, MONO_* and WINE* variables the harness passes on
-          list      the cells a run would run, with their expected outcomes (--json for other drivers);
-                    takes run's --repro, --case, --variant, --subject, --exclude-tag
-          validate  check every manifest and expected file
-          subjects  list built-in subjects and whether they are usable here
-          clean     kill and remove what a killed run left behind
-          bisect    --repro ID [--case C] [--variant V] --subjects S1,S2,… (oldest first) [--keep]: which subject
-                    changed the cell's outcome; prints each probe and the last/first subject on either side
-          winsmoke  (Linux) the harness published for win-x64 runs the windows subject's cells under Wine; compared
-                    with the Linux harness's outcomes    --exe PATH  (default build/harness/win-x64/corpus.exe)
-          selftest  check this platform's containment with real processes (Windows: the Job Object path)
-                      --dir DIR         where the children run (default: a temporary folder, removed after)
-          --root DIR  the corpus checkout (default: found upward from the current folder)
-        exit: 0 every cell as expected (a cell with no expectation: reproduced or clean); 1 some differ;
-              2 bad input (manifest, expected, arguments, an unusable subject);
-              130 / 143 interrupted by SIGINT / SIGTERM (the running cell is killed and reported as interrupted)
-        """;
-
     public static async Task<int> Main(string[] argv)
     {
+        string? command = null;
         try
         {
-            var args = Args.Parse(argv);
+            var parsed = Cli.Parse(argv);
+            // Help (`corpus run --help`) and directives ([suggest] for shell completion) answer themselves.
+            if (Cli.AnswersItself(parsed)) return Cli.Answer(parsed);
+            var args = Args.From(parsed);
+            command = args.Command;
             // No checkout needed: the selftest runs in a published harness anywhere.
             if (args.Command == "selftest") return await SelfTestAsync(args.Get("dir"));
             if (args.Command == "selftest-child") return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "");
@@ -78,7 +51,8 @@ public static class Program
         catch (ArgumentException e)
         {
             Console.Error.WriteLine($"corpus: {e.Message}");
-            Console.Error.WriteLine(Usage);
+            Console.Error.WriteLine();
+            Cli.WriteHelp(e is UsageException u ? u.Command : command, Console.Error);
             return RunExit.InputError;
         }
     }
@@ -270,89 +244,5 @@ public static class Program
             File.WriteAllText(Path.Combine(dir, "cell.json"),
                               System.Text.Json.JsonSerializer.Serialize(SummaryWriter.CellJson(cell, root), SummaryWriter.JsonOptions));
         }
-    }
-}
-
-/// <summary>Minimal --name value parsing; lists are comma-separated and may repeat.</summary>
-internal sealed class Args
-{
-    private static readonly string[] Flags = ["keep", "json"];
-    /// <summary>The options each command takes; anything else is an error, so a typo never widens a run.</summary>
-    private static readonly Dictionary<string, string[]> Options = new()
-    {
-        ["run"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "keep", "runs", "run-id", "alongside", "env"],
-        ["validate"] = ["root"],
-        ["list"] = ["root", "repro", "case", "variant", "subject", "exclude-tag", "json"],
-        ["subjects"] = ["root"],
-        ["clean"] = ["root"],
-        ["bisect"] = ["root", "repro", "case", "variant", "subjects", "keep", "run-id", "env"],
-        ["selftest"] = ["dir"],
-        ["winsmoke"] = ["root", "exe"],
-        ["selftest-child"] = ["mode", "dir"],
-    };
-    private readonly Dictionary<string, List<string>> _values = [];
-    public string Command { get; private set; } = "";
-
-    public static Args Parse(string[] argv)
-    {
-        var a = new Args();
-        for (var i = 0; i < argv.Length; i++)
-        {
-            var arg = argv[i];
-            if (!arg.StartsWith("--"))
-            {
-                if (a.Command.Length > 0) throw new ArgumentException($"unexpected argument '{arg}'");
-                a.Command = arg;
-                continue;
-            }
-            var name = arg[2..];
-            string? inline = null;
-            if (name.IndexOf('=') is var eq and > 0) (name, inline) = (name[..eq], name[(eq + 1)..]);
-            var value = Flags.Contains(name) ? inline ?? "true"
-                : inline ?? (i + 1 < argv.Length && !argv[i + 1].StartsWith("--") ? argv[++i]
-                             : throw new ArgumentException($"--{name} needs a value"));
-            if (!a._values.TryGetValue(name, out var list)) a._values[name] = list = [];
-            // An empty value (e.g. SUBJECT= from make) means "not given". An environment value may hold commas.
-            if (name == "env") { if (value.Length > 0) list.Add(value); }
-            else list.AddRange(value.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
-        }
-        if (a.Command.Length == 0) throw new ArgumentException("no command given");
-        if (!Options.TryGetValue(a.Command, out var known)) throw new ArgumentException($"unknown command '{a.Command}'");
-        foreach (var name in a._values.Keys.Where(n => !known.Contains(n)))
-            throw new ArgumentException($"unknown option '--{name}' for {a.Command}"
-                                        + (Closest(name, known) is { } c ? $" (did you mean --{c}?)" : $" (options: --{string.Join(", --", known)})"));
-        return a;
-    }
-
-    private static string? Closest(string name, IEnumerable<string> known) =>
-        known.Select(k => (k, d: Distance(name, k))).Where(x => x.d <= 2).OrderBy(x => x.d).Select(x => x.k).FirstOrDefault();
-
-    private static int Distance(string a, string b)
-    {
-        var d = new int[a.Length + 1, b.Length + 1];
-        for (var i = 0; i <= a.Length; i++) d[i, 0] = i;
-        for (var j = 0; j <= b.Length; j++) d[0, j] = j;
-        for (var i = 1; i <= a.Length; i++)
-            for (var j = 1; j <= b.Length; j++)
-                d[i, j] = Math.Min(Math.Min(d[i - 1, j] + 1, d[i, j - 1] + 1), d[i - 1, j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1));
-        return d[a.Length, b.Length];
-    }
-
-    public bool Has(string name) => _values.ContainsKey(name);
-    public string? Get(string name) => _values.TryGetValue(name, out var l) && l.Count > 0 ? l[^1] : null;
-    public IReadOnlyList<string> List(string name) => _values.TryGetValue(name, out var l) ? l : [];
-
-    /// <summary>--env NAME=VALUE, given once per variable.</summary>
-    public IReadOnlyDictionary<string, string> Env()
-    {
-        var env = new SortedDictionary<string, string>(StringComparer.Ordinal);
-        foreach (var kv in List("env"))
-        {
-            var eq = kv.IndexOf('=');
-            if (eq <= 0 || !System.Text.RegularExpressions.Regex.IsMatch(kv[..eq], "^[A-Za-z_][A-Za-z0-9_]*$"))
-                throw new ArgumentException($"--env needs NAME=VALUE with NAME of letters, digits and '_', not '{kv}'");
-            env[kv[..eq]] = kv[(eq + 1)..];
-        }
-        return env;
     }
 }
