@@ -39,9 +39,9 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                 try { entries = File.ReadAllLines(ledger); }
                 catch (IOException) { continue; }
                 // Registry fixtures first: a cell's isolation (a Wine prefix) must still be there to restore in; teardowns
-                // last, once the runs that used the isolation are dead.
+                // once the runs that used the isolation are dead; unfinished runs' dumps after their prefixes are gone.
                 var parsed = entries.Select(LedgerEntry.Parse)
-                                    .OrderBy(e => e.Kind switch { "reg" => 0, "teardown" => 2, _ => 1 }).ToList();
+                                    .OrderBy(e => e.Kind switch { "reg" => 0, "teardown" => 2, "run" => 3, _ => 1 }).ToList();
                 foreach (var (kind, fields) in parsed)
                 {
                     var what = fields.Length > 0 ? fields[0] : "";
@@ -76,7 +76,11 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // A run the harness never finished (no summary): its dumps and cores go, its logs stay.
                         case "run" when Directory.Exists(what) && !File.Exists(Path.Combine(what, "summary.json")):
-                            foreach (var dump in Directory.EnumerateFiles(what, "*", SearchOption.AllDirectories).Where(IsDumpName).ToList())
+                            // Never through a link: a Wine prefix's dosdevices/z: is the host's root.
+                            foreach (var dump in Directory.EnumerateFiles(what, "*", new EnumerationOptions
+                                     {
+                                         RecurseSubdirectories = true, AttributesToSkip = FileAttributes.ReparsePoint, IgnoreInaccessible = true,
+                                     }).Where(IsDumpName).ToList())
                                 if (TryDelete(dump)) cores++;
                             break;
                         // A core the kernel wrote into a crash-capture run's folder before the harness could read it.
