@@ -1,5 +1,6 @@
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
+using Corpus.Harness.Subjects;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Tests;
@@ -211,12 +212,49 @@ public sealed class InputValidationTests : IDisposable
                     "give one of 'process', 'complexity', 'shmem', 'fixture' or 'hang'");
 
     [Fact]
-    public void ADisplayNeedsAWineSubject()
+    public void ADisplayNeedsASubjectWithOne()
     {
-        AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display", "only Wine subjects get a display");
+        AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display",
+                    "case main makes windows ('display'), and mono gives no display; subjects with one: windows, wine, wine-win10, wine-net10, wine-net8");
+        // Every subject of the case needs one, not just some.
+        AssertField(Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\", \"net10\"],"), "cases[0].display", "net10 gives no display");
         AssertField(Make(caseExtra: "\"display\": \"yes\","), "cases[0].display", "expected true or false");
         var m = Manifest.Load(Write("shown", Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\"],")));
         Assert.True(m.Cases[0].Display);
+    }
+
+    [Fact]
+    public void EverySubjectOfACaseMustRunItsProgram() =>
+        AssertField(Make(caseExtra: "\"program\": \"roslyn\","), "cases[0].program",
+                    "case main runs the compiler runner (roslyn), and mono runs the .NET/Mono program (main); subjects that run it: roslyn:VERSION");
+
+    [Fact]
+    public void AHeapSnapshotNeedsASubjectWithHeapFacts()
+    {
+        const string heap = "{ \"timed\": { \"marker\": \"m\", \"heap\": true } }";
+        AssertField(Make(subjects: "[\"mono\"]", capture: heap), "cases[0].capture.timed.heap",
+                    "none of the case's subjects (mono) gives heap statistics (subjects that do: net10, net8, roslyn:VERSION)");
+        Assert.True(Manifest.Load(Write("heap", Make(capture: heap))).Cases[0].Timed!.Heap);
+    }
+
+    [Fact]
+    public void ASubjectIsAskedWhatItCanDoNotWhatItIs()
+    {
+        var cs = Manifest.Load(Write("caps", Make())).Cases[0];
+        Assert.Null(SubjectKinds.Validate(cs, "mono"));
+        Assert.Equal("program", SubjectKinds.Validate(cs, "linux")?.Field);
+        Assert.Equal("display", SubjectKinds.Validate(cs with { Display = true }, "net10")?.Field);
+        Assert.Null(SubjectKinds.Validate(cs with { Display = true }, "wine-net8"));
+        Assert.Equal("fixture", SubjectKinds.Validate(cs with { Fixture = new FixtureSpec(["a.reg"]) }, "net10")?.Field);
+        var native = cs with { Program = "cmake:t", TimeTravel = new TimeTravelCapture("s.py", "x", ["linux", "linux-asan"]) };
+        Assert.Null(SubjectKinds.Validate(native, "linux"));
+        Assert.Equal("subject 'linux-asan' cannot record a run for time travel; subjects that can: linux",
+                     SubjectKinds.Validate(native, "linux-asan")?.Reason);
+        Assert.Null(SubjectKinds.Validate(native with { Fixture = new FixtureSpec(["a.reg"]) }, "windows"));
+        // A user's build is asked the same way, through its kind.
+        var users = Subject.Resolve("mono:/no/such/mono", "/");
+        Assert.True(users.IsUsers);
+        Assert.Equal("program", users.Validate(native)?.Field);
     }
 
     [Fact]
@@ -225,7 +263,8 @@ public sealed class InputValidationTests : IDisposable
         var e = ManifestError(Make(subjects: "[\"mono\", \"net9\"]"));
         Assert.Equal("subjects[1]", e.Field);
         Assert.StartsWith("'net9' is not a built-in subject", e.Problem);
-        Assert.All(Subject.BuiltIn, name => Assert.Contains(name, e.Problem));
+        Assert.All(SubjectKinds.BuiltInForms, name => Assert.Contains(name, e.Problem));
+        Assert.Contains("roslyn:VERSION", e.Problem);
     }
 
     [Fact]
