@@ -79,7 +79,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         var kind = subject.Kind;
-        if (kind.Validate(cs, subject.Name) is { } unrunnable)
+        if (subject.Validate(cs) is { } unrunnable)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Error, unrunnable.Reason);
             return;
