@@ -88,11 +88,11 @@ public sealed class SelectionTests : IDisposable
         Assert.Equal(["one", "big"], Select("m", subjects: "net10").Cells.Select(c => c.Case.Id).Distinct());
         Assert.Equal(["cpp"], Select("m", subjects: "linux").Cells.Select(c => c.Case.Id).Distinct());
         Assert.Equal(10, Select("m").Cells.Count);
-        Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): case cpp runs a native program (cmake:TARGET), and net10 "
-                     + "runs the .NET/Mono program (main); subjects that run it: linux, windows, linux-asan, linux-tsan, wine, wine-win10",
+        Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): a native program (cmake:TARGET) runs on linux, windows, "
+                     + "linux-asan, linux-tsan, wine, wine-win10, not on net10, which runs the .NET/Mono program (main)",
                      Assert.Throws<InputErrorException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
-        Assert.Equal("--subject: linux can run none of the selected cases (m:one): case one runs the .NET/Mono program (main), and linux "
-                     + "runs a native program (cmake:TARGET); subjects that run it: mono, net10, net8, wine-net10, wine-net8",
+        Assert.Equal("--subject: linux can run none of the selected cases (m:one): the .NET/Mono program (main) runs on mono, net10, "
+                     + "net8, wine-net10, wine-net8, not on linux, which runs a native program (cmake:TARGET)",
                      Assert.Throws<InputErrorException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
     }
 

@@ -37,7 +37,7 @@ public enum ProgramType
     CompilerRunner,
 }
 
-/// <summary>A case that a subject cannot run: the manifest field it concerns and why.</summary>
+/// <summary>A case that a subject cannot run: the manifest field it concerns and why (without the case's id, so one reason serves many cases).</summary>
 public sealed record Unrunnable(string Field, string Reason)
 {
     public override string ToString() => Reason;
@@ -84,12 +84,11 @@ public static class ProgramTypes
     {
         var type = cs.ProgramType;
         if (!caps.HasFlag(Needs(type)))
-            return new("program", $"case {cs.Id} runs {Describe(type)}, and {subject} runs "
-                                  + (Runs(caps) is { } own ? Describe(own) : "no program")
-                                  + $"; subjects that run it: {SubjectKinds.Having(Needs(type))}");
+            return new("program", $"{Describe(type)} runs on {SubjectKinds.Having(Needs(type))}, not on {subject}, which runs "
+                                  + (Runs(caps) is { } own ? Describe(own) : "no program"));
         if (cs.Display && !caps.HasFlag(SubjectCapabilities.Display))
-            return new("display", $"case {cs.Id} makes windows ('display'), and {subject} gives no display; "
-                                  + $"subjects with one: {SubjectKinds.Having(SubjectCapabilities.Display)}");
+            return new("display", $"a case with 'display' runs on a subject with a display "
+                                  + $"({SubjectKinds.Having(SubjectCapabilities.Display)}), not on {subject}");
         if (cs.Fixture is not null && !caps.HasFlag(SubjectCapabilities.Registry))
             return new("fixture", $"subject '{subject}' has no Windows registry for the case's registry fixture; "
                                   + $"subjects with one: {SubjectKinds.Having(SubjectCapabilities.Registry)}");
