@@ -1,6 +1,7 @@
 using Corpus.Harness.Signatures;
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
+using Corpus.Harness.Subjects;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Tests;
@@ -212,12 +213,49 @@ public sealed class InputValidationTests : IDisposable
                     "give one of 'process', 'complexity', 'shmem', 'fixture', 'hang', not several (found 'process', 'hang')");
 
     [Fact]
-    public void ADisplayNeedsAWineSubject()
+    public void ADisplayNeedsASubjectWithOne()
     {
-        AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display", "only Wine subjects get a display");
+        AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display",
+                    "a case with 'display' runs on a subject with a display (windows, wine, wine-win10, wine-net10, wine-net8), not on mono");
+        // Every subject of the case needs one, not just some.
+        AssertField(Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\", \"net10\"],"), "cases[0].display", "not on net10");
         AssertField(Make(caseExtra: "\"display\": \"yes\","), "cases[0].display", "expected true or false");
         var m = Manifest.Load(Write("shown", Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\"],")));
         Assert.True(m.Cases[0].Display);
+    }
+
+    [Fact]
+    public void EverySubjectOfACaseMustRunItsProgram() =>
+        AssertField(Make(caseExtra: "\"program\": \"roslyn\","), "cases[0].program",
+                    "the compiler runner (roslyn) runs on roslyn:VERSION, not on mono, which runs the .NET/Mono program (main)");
+
+    [Fact]
+    public void AHeapSnapshotNeedsASubjectWithHeapFacts()
+    {
+        const string heap = "{ \"timed\": { \"marker\": \"m\", \"heap\": true } }";
+        AssertField(Make(subjects: "[\"mono\"]", capture: heap), "cases[0].capture.timed.heap",
+                    "none of the case's subjects (mono) gives heap statistics (subjects that do: net10, net8, roslyn:VERSION)");
+        Assert.True(Manifest.Load(Write("heap", Make(capture: heap))).Cases[0].Timed!.Heap);
+    }
+
+    [Fact]
+    public void ASubjectIsAskedWhatItCanDoNotWhatItIs()
+    {
+        var cs = Manifest.Load(Write("caps", Make())).Cases[0];
+        Assert.Null(SubjectKinds.Validate(cs, "mono"));
+        Assert.Equal("program", SubjectKinds.Validate(cs, "linux")?.Field);
+        Assert.Equal("display", SubjectKinds.Validate(cs with { Display = true }, "net10")?.Field);
+        Assert.Null(SubjectKinds.Validate(cs with { Display = true }, "wine-net8"));
+        Assert.Equal("fixture", SubjectKinds.Validate(cs with { Fixture = new FixtureSpec(["a.reg"]) }, "net10")?.Field);
+        var native = cs with { Program = "cmake:t", TimeTravel = new TimeTravelCapture("s.py", "x", ["linux", "linux-asan"]) };
+        Assert.Null(SubjectKinds.Validate(native, "linux"));
+        Assert.Equal("subject 'linux-asan' cannot record a run for time travel; subjects that can: linux",
+                     SubjectKinds.Validate(native, "linux-asan")?.Reason);
+        Assert.Null(SubjectKinds.Validate(native with { Fixture = new FixtureSpec(["a.reg"]) }, "windows"));
+        // A user's build is asked the same way, through its kind.
+        var users = Subject.Resolve("mono:/no/such/mono", "/");
+        Assert.True(users.IsUsers);
+        Assert.Equal("program", users.Validate(native)?.Field);
     }
 
     [Fact]
@@ -226,7 +264,8 @@ public sealed class InputValidationTests : IDisposable
         var e = ManifestError(Make(subjects: "[\"mono\", \"net9\"]"));
         Assert.Equal("subjects[1]", e.Field);
         Assert.StartsWith("'net9' is not a built-in subject", e.Problem);
-        Assert.All(Subject.BuiltIn, name => Assert.Contains(name, e.Problem));
+        Assert.All(SubjectKinds.BuiltInForms, name => Assert.Contains(name, e.Problem));
+        Assert.Contains("roslyn:VERSION", e.Problem);
     }
 
     [Fact]

@@ -26,7 +26,7 @@ public sealed class PluginSeamTests : IDisposable
         public IReadOnlyList<string> BuiltIns => ["sh"];
         public IReadOnlyList<string> UserPrefixes => ["script"];
         public string UserPathMeaning => "a POSIX shell";
-        public bool RunsNativePrograms => false;
+        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
 
         public Subject Resolve(string spec, string? userPath, string root) =>
             new(spec, this, userPath ?? "/bin/sh", "1", File.Exists(userPath ?? "/bin/sh") ? null : $"{userPath}: no such file");

@@ -82,11 +82,18 @@ public sealed class RoslynKindTests : IDisposable
     }
 
     [Fact]
-    public void BuiltInVersionsAreBuiltInsAndRunTheRunner()
+    public void AnyVersionIsBuiltInAndRunsTheRunner()
     {
         var kind = new RoslynKind();
-        Assert.Contains("roslyn:4.8.0", Subject.BuiltIn);
-        Assert.Equal("roslyn", kind.Program);
+        // No list of versions in C#: any version a manifest names is built in, and is restored by its first cell.
+        Assert.True(SubjectKinds.IsBuiltIn("roslyn:4.8.0"));
+        Assert.True(SubjectKinds.IsBuiltIn("roslyn:9.87.6"));
+        Assert.True(SubjectKinds.IsBuiltIn("roslyn:5.0.0-2.final"));
+        Assert.False(SubjectKinds.IsBuiltIn("roslyn:4.8"));
+        Assert.False(SubjectKinds.IsBuiltIn("roslyn:/opt/roslyn"));
+        Assert.DoesNotContain(Subject.BuiltIn, n => n.StartsWith("roslyn:"));
+        Assert.Contains("roslyn:VERSION", SubjectKinds.BuiltInForms);
+        Assert.Equal(ProgramType.CompilerRunner, ProgramTypes.Runs(kind.Capabilities("roslyn:4.8.0")));
         Assert.True(kind.UnavailableIsUnchecked);
         var s = new Subject("roslyn:4.8.0", kind, "/x", "4.8.0", null);
         Assert.False(s.IsUsers);

@@ -89,9 +89,11 @@ public sealed class SelectionTests : IDisposable
         Assert.Equal(["one", "big"], Select("m", subjects: "net10").Cells.Select(c => c.Case.Id).Distinct());
         Assert.Equal(["cpp"], Select("m", subjects: "linux").Cells.Select(c => c.Case.Id).Distinct());
         Assert.Equal(10, Select("m").Cells.Count);
-        Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): they run native programs (cmake:TARGET), which need a native subject",
+        Assert.Equal("--subject: net10 can run none of the selected cases (m:cpp): a native program (cmake:TARGET) runs on linux, windows, "
+                     + "linux-asan, linux-tsan, wine, wine-win10, not on net10, which runs the .NET/Mono program (main)",
                      Assert.Throws<InputException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
-        Assert.Equal("--subject: linux can run none of the selected cases (m:one): they run the .NET/Mono program, which needs a runtime subject",
+        Assert.Equal("--subject: linux can run none of the selected cases (m:one): the .NET/Mono program (main) runs on mono, net10, "
+                     + "net8, wine-net10, wine-net8, not on linux, which runs a native program (cmake:TARGET)",
                      Assert.Throws<InputException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
     }
 

@@ -149,6 +149,20 @@ public class WindowsPathTests
     }
 
     [Fact]
+    public void WinsmokeCrossBuildsTheWindowsFlavorThroughTheKind()
+    {
+        var m = Manifest.Load(Path.Combine(RepoRoot, "repros", "filemapping-leak", "repro.json"));
+        var cs = m.Cases.Single(c => c.Id == "win32");
+        var windows = Subject.Resolve("windows", RepoRoot);
+        var cross = Assert.IsType<CmakeBuild>(windows.Kind.CrossBuild(windows, m, cs));
+        // The same flavor and program as on Windows, so a Windows harness finds the cross build up to date.
+        var native = windows.Kind.Recipe(windows, m, cs);
+        Assert.Equal((native.Flavor, native.ProgramPath(m, "/b")), (cross.Flavor, cross.ProgramPath(m, "/b")));
+        var linux = Subject.Resolve("linux", RepoRoot);
+        Assert.Null(linux.Kind.CrossBuild(linux, m, m.Cases.Single(c => c.Id == "cpp-memfd")));
+    }
+
+    [Fact]
     public void SmokeExpectationsNameTheirBadField()
     {
         var root = Directory.CreateTempSubdirectory("corpus-smoke-").FullName;

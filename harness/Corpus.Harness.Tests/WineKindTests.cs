@@ -34,8 +34,9 @@ public sealed class WineKindTests : IDisposable
     [Fact]
     public void NativeAndDotnetWineKindsBuildTheirOwnFlavors()
     {
-        Assert.True(new WineKind().RunsNativePrograms);
-        Assert.False(new WineDotnetKind().RunsNativePrograms);
+        Assert.True(new WineKind().Capabilities("wine").HasFlag(SubjectCapabilities.NativePrograms));
+        Assert.Equal(SubjectCapabilities.ManagedProgram | SubjectCapabilities.Registry | SubjectCapabilities.Display,
+                     new WineDotnetKind().Capabilities("wine-net10"));
         Assert.Equal("win-x64-net8.0", new DotnetPublish("net8.0", "win-x64").Flavor);
         Assert.EndsWith("filemapping_leak_win32.exe",
                         new CmakeBuild("filemapping_leak_win32", "wine-cmake", [], ".exe").ProgramPath(null!, "/out"));

@@ -105,7 +105,7 @@ internal static class Cli
         var width = SubjectKinds.All.Max(k => k.Name.Length) + 2;
         foreach (var kind in SubjectKinds.All)
         {
-            text.Append($"  {kind.Name.PadRight(width)}{string.Join(", ", kind.BuiltIns)}\n");
+            text.Append($"  {kind.Name.PadRight(width)}{string.Join(", ", kind.BuiltInForms)}\n");
             if (kind.UserPrefixes.Count > 0)
                 text.Append($"  {"".PadRight(width)}{string.Join(", ", kind.UserPrefixes.Select(p => p + ":PATH"))}: PATH is {kind.UserPathMeaning}\n");
         }

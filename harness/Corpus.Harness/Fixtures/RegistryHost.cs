@@ -22,14 +22,13 @@ public static class RegistryHosts
 {
     public static readonly TimeSpan Patience = TimeSpan.FromMinutes(2);
 
-    /// <summary>Whether a built-in subject has a registry: windows itself, and every Wine subject (its prefix's).</summary>
-    public static bool HasRegistry(string subject) =>
-        subject == "windows" || Subjects.SubjectKinds.All.Any(k => k is Subjects.WineKindBase && k.BuiltIns.Contains(subject));
-
-    /// <summary>The registry a cell's fixture goes into: its Wine prefix, or this Windows machine's.</summary>
+    /// <summary>
+    /// The registry a cell's fixture goes into: the one its isolation brings (a Wine prefix's), else, for a subject
+    /// with a registry on Windows, this machine's.
+    /// </summary>
     public static IRegistryHost For(Model.Subject subject, Subjects.CellIsolation isolation, IToolRunner tools, Model.Budget budget) =>
         isolation is IRegistryCell cell ? cell.OpenRegistry(subject, budget)
-        : subject.Name == "windows" && OperatingSystem.IsWindows() ? new WindowsRegistry(tools)
+        : subject.Capabilities.HasFlag(Subjects.SubjectCapabilities.Registry) && OperatingSystem.IsWindows() ? new WindowsRegistry(tools)
         : throw new FixtureException($"subject {subject.Name} has no Windows registry for a fixture");
 
     /// <summary>The host a ledger entry names, or null with the reason when it is gone (a Wine prefix taken down).</summary>

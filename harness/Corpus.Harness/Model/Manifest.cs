@@ -1,5 +1,6 @@
 using Corpus.Harness.Json;
 using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Model;
 
@@ -232,8 +233,8 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
     }
 }
 
-/// <param name="Program">"main" (the .NET/Mono build) or "cmake:TARGET" (a native program, run on a native subject).</param>
-/// <param name="Display">The program makes windows: Wine subjects give each run an X display (Xvfb).</param>
+/// <param name="Program">"main" (the .NET/Mono build), "cmake:TARGET" (a native program) or "roslyn" (the compiler runner).</param>
+/// <param name="Display">The program makes windows: a subject with a display gives each run one (Wine: Xvfb).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
                               Budget Budget, Signature Signature, TimedCapture? Timed,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
@@ -242,8 +243,9 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
 {
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 
-    /// <summary>"main", "cmake" or "roslyn": matched against a subject kind's Program.</summary>
-    public string ProgramKind => CmakeTarget is not null ? "cmake" : Program;
+    /// <summary>The type of <see cref="Program"/>: a subject runs the case when its capabilities include it.</summary>
+    public ProgramType ProgramType =>
+        ProgramTypes.Of(Program) ?? throw new InvalidOperationException($"case {Id}: '{Program}' is not {ProgramTypes.Written}");
 }
 
 public sealed partial record Manifest(
@@ -297,12 +299,14 @@ public sealed partial record Manifest(
                 throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
                 throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
-            if (spec.Fixture is not null) FixtureSpec.CheckSubjects(c, spec.Subjects);
-            if (spec.Display && !spec.Subjects.Any(Corpus.Harness.Subjects.WineKindBase.IsWineSubject))
-                throw c.Error($"only Wine subjects get a display, and none of this case's subjects ({string.Join(", ", spec.Subjects)}) is one",
-                              "display");
-            if (spec.Program is not ("main" or "roslyn") && spec.CmakeTarget is null)
-                throw c.Error($"'{spec.Program}' is not 'main', 'roslyn' or 'cmake:TARGET'", "program");
+            if (ProgramTypes.Of(spec.Program) is null)
+                throw c.Error($"'{spec.Program}' is not {ProgramTypes.Written}", "program");
+            // Every subject of the case must be able to run it (its program, display, fixture, time travel).
+            foreach (var s in spec.Subjects)
+                if (SubjectKinds.Validate(spec, s) is { } unrunnable) throw c.Error(unrunnable.Reason, unrunnable.Field);
+            if (spec.Timed is { Heap: true } && !spec.Subjects.Any(s => SubjectKinds.Capabilities(s).HasFlag(SubjectCapabilities.HeapFacts)))
+                throw c.Error($"none of the case's subjects ({string.Join(", ", spec.Subjects)}) gives heap statistics "
+                              + $"(subjects that do: {SubjectKinds.Having(SubjectCapabilities.HeapFacts)})", "capture.timed.heap");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
                 throw c.Error("a cmake program needs 'build.cmake'", "program");
             if (spec.CmakeTarget is { } target && !targets.Contains(target))
@@ -341,8 +345,8 @@ public sealed partial record Manifest(
         var subjects = f.Strings("subjects", required);
         for (var i = 0; i < subjects.Count; i++)
         {
-            if (!Subject.BuiltIn.Contains(subjects[i]))
-                throw f.Error($"'{subjects[i]}' is not a built-in subject ({string.Join(", ", Subject.BuiltIn)}); "
+            if (!SubjectKinds.IsBuiltIn(subjects[i]))
+                throw f.Error($"'{subjects[i]}' is not a built-in subject ({string.Join(", ", SubjectKinds.BuiltInForms)}); "
                               + "a user's build is given at run time with SUBJECT=kind:PATH", $"subjects[{i}]");
             if (subjects.Take(i).Contains(subjects[i])) throw f.Error($"'{subjects[i]}' is listed twice", $"subjects[{i}]");
         }
@@ -405,12 +409,4 @@ public sealed record FixtureSpec(IReadOnlyList<string> Registry)
     /// <summary>The files of one variant, as full paths.</summary>
     public IReadOnlyList<string> Files(string dir, string variant) =>
         Registry.Select(r => System.IO.Path.Combine(dir, r.Replace("{variant}", variant))).ToList();
-
-    /// <summary>A registry exists on Windows and in a Wine prefix only.</summary>
-    public static void CheckSubjects(Fields c, IReadOnlyList<string> subjects)
-    {
-        foreach (var s in subjects)
-            if (!Fixtures.RegistryHosts.HasRegistry(s))
-                throw c.Error($"subject '{s}' has no Windows registry; a registry fixture runs on windows and the Wine subjects", "fixture");
-    }
 }

@@ -102,8 +102,8 @@ internal static class BisectCommand
             : throw new InputException($"{m.Id} has several variants: give --variant ({string.Join(", ", m.Variants)})"));
         if (!m.Variants.Contains(variant)) throw new InputException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
         var subjects = names.Select(n => Program.ResolveSubject(n, root)).ToList();
-        foreach (var s in subjects.Where(s => s.Kind.Program != cs.ProgramKind))
-            throw new InputException($"{s.Name} cannot run case {cs.Id}: it runs {Selection.Describe(s.Kind.Program)}, the case needs {Selection.Describe(cs.ProgramKind)}");
+        foreach (var s in subjects)
+            if (s.Validate(cs) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
         if (Containment.Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");

@@ -38,7 +38,7 @@ public static class CellList
     private static Subject Named(string spec, string root)
     {
         var colon = spec.IndexOf(':');
-        var kind = SubjectKinds.All.FirstOrDefault(k => k.BuiltIns.Contains(spec))
+        var kind = SubjectKinds.Owner(spec)
                    ?? (colon > 0 ? SubjectKinds.All.FirstOrDefault(k => k.UserPrefixes.Contains(spec[..colon])) : null);
         return kind is null ? SubjectKinds.Resolve(spec, root) : new Subject(spec, kind, "", null, null);
     }

@@ -118,11 +118,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         var kind = subject.Kind;
-        if (cs.ProgramKind != kind.Program)
+        if (subject.Validate(cs) is { } unrunnable)
         {
-            (cell.Outcome, cell.Detail) = (Outcome.Error, cs.CmakeTarget is not null
-                ? $"case {cs.Id} runs the native program {cs.CmakeTarget}: give it a native subject, not {subject.Name}"
-                : $"case {cs.Id} runs {Selection.Describe(cs.ProgramKind)}: {subject.Name} runs {Selection.Describe(kind.Program)}");
+            (cell.Outcome, cell.Detail) = (Outcome.Error, unrunnable.Reason);
             return;
         }
         var build = builder.Ensure(m, kind.Recipe(subject, m, cs));

@@ -49,8 +49,7 @@ public static class Selection
 
         var cells = new List<PlannedCell>();
         var misses = new List<string>();
-        var keptCases = new List<string>();
-        var keptKinds = new List<string>();
+        var keptCases = new List<KeyValuePair<string, CaseSpec>>();
         foreach (var entry in selected)
         {
             var m = entry.Manifest;
@@ -65,35 +64,24 @@ public static class Selection
                 misses.Add($"no variant {Quote(filter.Variants)} in {m.Id} (variants: {Names(m.Variants)})");
             foreach (var cs in kept)
             {
-                // A subject given on the command line runs the cases it can run: a native program needs a native
-                // subject, the .NET/Mono program a runtime (the rule CellRunner enforces), so a CoreCLR build is
-                // not failed by a repro's C++ cases.
-                var subjects = given.Count > 0 ? given.Where(s => Fits(cs, s)).ToList() : cs.Subjects.Select(resolve).ToList();
-                keptCases.Add($"{m.Id}:{cs.Id}");
-                if (!keptKinds.Contains(cs.ProgramKind)) keptKinds.Add(cs.ProgramKind);
+                // A subject given on the command line runs the cases it can run (the subject's Validate, which
+                // CellRunner enforces too), so a CoreCLR build is not failed by a repro's C++ cases.
+                var subjects = given.Count > 0 ? given.Where(s => s.Validate(cs) is null).ToList() : cs.Subjects.Select(resolve).ToList();
+                keptCases.Add(new($"{m.Id}:{cs.Id}", cs));
                 foreach (var v in variants)
                     foreach (var s in subjects)
                         cells.Add(new(entry, cs, v, s, entry.Expected.FirstOrDefault(e => e.Key == new CellKey(m.Id, cs.Id, v, s.Name))));
             }
         }
         foreach (var s in given.Where(s => cells.All(c => c.Subject != s) && misses.Count == 0 && selected.Count > 0))
-            throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases)}): "
-                       + $"they run {string.Join(" or ", keptKinds.Select(Describe))}");
+            throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases.Select(k => k.Key))}): "
+                       + string.Join("; ", keptCases.Select(k => s.Validate(k.Value)?.Reason).OfType<string>().Distinct()));
         // A repro named on the command line that gives no cell is a typo in one of the other filters.
         if (misses.Count > 0 && (explicitRepros || cells.Count == 0))
             throw Fail(string.Join("; ", misses));
         if (cells.Count == 0 && errors.Count == 0) throw Fail("the selection matches no cell");
         return new Plan(cells, errors, others);
     }
-
-    private static bool Fits(CaseSpec cs, Subject s) => cs.ProgramKind == s.Kind.Program;
-
-    internal static string Describe(string program) => program switch
-    {
-        "cmake" => "native programs (cmake:TARGET), which need a native subject",
-        "roslyn" => "the compiler runner, which needs a roslyn subject",
-        _ => "the .NET/Mono program, which needs a runtime subject",
-    };
 
     private static IEnumerable<string> AllRepros(Catalog c) =>
         c.Entries.Select(e => e.Manifest.Id).Concat(c.InputErrors.Select(e => e.Repro)).Distinct().Order(StringComparer.Ordinal);

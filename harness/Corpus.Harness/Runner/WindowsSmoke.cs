@@ -63,15 +63,18 @@ public static class WindowsSmoke
 
         // 1. The windows flavor, cross-built with mingw-w64: a Windows harness finds it up to date (same source hash).
         var builder = new Builder(root, ToolRunner.Instance);
+        var windowsSubject = Subject.Resolve("windows", root);
         foreach (var (repro, cs) in expects.Select(e => (e.Repro, e.Case)).Distinct())
         {
             var m = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)?.Manifest
                     ?? throw new InputException($"{ExpectationsFile}: repro '{repro}' does not exist or does not load");
             var c = m.Cases.FirstOrDefault(x => x.Id == cs) ?? throw new InputException($"{ExpectationsFile}: {repro} has no case '{cs}'");
-            if (c.CmakeTarget is not { } target || !c.Subjects.Contains("windows"))
+            if (c.CmakeTarget is null || !c.Subjects.Contains("windows"))
                 throw new InputException($"{ExpectationsFile}: {repro}:{cs} is not a native case on the windows subject");
             var t = Stopwatch.StartNew();
-            var built = builder.Ensure(m, new CmakeBuild(target, NativeKind.WindowsFlavor, WineKind.CrossArgs(m), ".exe"));
+            var recipe = windowsSubject.Kind.CrossBuild(windowsSubject, m, c)
+                         ?? throw new InvalidOperationException($"the windows subject has no cross build of {repro}:{cs}");
+            var built = builder.Ensure(m, recipe);
             if (built.Program is null) throw new InvalidOperationException($"cross-building {repro}:{cs} for windows: {built.Error}");
             progress($"windows flavor of {repro}:{cs}: {Path.GetRelativePath(root, built.Program)} ({t.Elapsed.TotalSeconds:0.0} s)");
         }

@@ -13,7 +13,7 @@ public sealed class CoreClrKind : ISubjectKind
     public IReadOnlyList<string> BuiltIns => ["net10", "net8"];
     public IReadOnlyList<string> UserPrefixes => ["coreclr", "dotnet"];
     public string UserPathMeaning => "a dotnet root";
-    public bool RunsNativePrograms => false;
+    public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram | SubjectCapabilities.HeapFacts;
 
     public Subject Resolve(string spec, string? userPath, string root)
     {

@@ -12,8 +12,14 @@ public interface ISubjectKind
     /// <summary>Short name of the kind, as written before the colon of a user's subject ("mono" in mono:PATH).</summary>
     string Name { get; }
 
-    /// <summary>The built-in subject names this kind owns (e.g. net10, net8).</summary>
+    /// <summary>The built-in subject names of this kind that can be listed (e.g. net10, net8); see <see cref="Owns"/>.</summary>
     IReadOnlyList<string> BuiltIns { get; }
+
+    /// <summary>Whether a manifest may name this subject: one of <see cref="BuiltIns"/>, or a kind's open form (roslyn:VERSION).</summary>
+    bool Owns(string name) => BuiltIns.Contains(name);
+
+    /// <summary>How the built-in names are written, for messages: the names, or the open form ("roslyn:VERSION").</summary>
+    IReadOnlyList<string> BuiltInForms => BuiltIns;
 
     /// <summary>Prefixes this kind accepts for a user's build, "kind:PATH"; empty when it takes none.</summary>
     IReadOnlyList<string> UserPrefixes { get; }
@@ -21,11 +27,14 @@ public interface ISubjectKind
     /// <summary>What a user's PATH names, for the usage text ("the mono executable").</summary>
     string UserPathMeaning { get; }
 
-    /// <summary>Native kinds run a case's cmake:TARGET program; managed kinds run the repro's .NET/Mono build.</summary>
-    bool RunsNativePrograms { get; }
+    /// <summary>What a subject of this kind can do (a built-in name or a user's kind:PATH); one program type among them.</summary>
+    SubjectCapabilities Capabilities(string subject);
 
-    /// <summary>Which program of a case it runs (the case's ProgramKind): "main", "cmake", or "roslyn" (the compiler runner).</summary>
-    string Program => RunsNativePrograms ? "cmake" : "main";
+    /// <summary>
+    /// Null when the subject can run the case, otherwise the manifest field and the reason. Manifest validation,
+    /// selection and the runner all ask this.
+    /// </summary>
+    Unrunnable? Validate(CaseSpec cs, string subject) => ProgramTypes.Check(Capabilities(subject), cs, subject);
 
     /// <summary>A subject of this kind that cannot be provisioned here is reported, not gated (a compiler version NuGet lacks).</summary>
     bool UnavailableIsUnchecked => false;
@@ -35,6 +44,12 @@ public interface ISubjectKind
 
     /// <summary>The build of the repro this subject runs; null with the reason when the manifest has none for it.</summary>
     BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
+
+    /// <summary>
+    /// The build of this subject's program made on another OS, for a harness there to find up to date (the windows
+    /// flavor, cross-built with mingw-w64 on Linux by `corpus winsmoke`); null when there is none.
+    /// </summary>
+    BuildRecipe? CrossBuild(Subject s, Manifest m, CaseSpec cs) => null;
 
     /// <summary>The command and environment that run a built program on this subject.</summary>
     Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options);

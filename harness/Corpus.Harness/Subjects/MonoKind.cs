@@ -12,7 +12,7 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
     public IReadOnlyList<string> BuiltIns => ["mono"];
     public IReadOnlyList<string> UserPrefixes => ["mono"];
     public string UserPathMeaning => "the mono executable";
-    public bool RunsNativePrograms => false;
+    public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
 
     public Subject Resolve(string spec, string? userPath, string root)
     {

@@ -11,7 +11,10 @@ public sealed class NativeKind : ISubjectKind
     public IReadOnlyList<string> BuiltIns => ["linux", "windows"];
     public IReadOnlyList<string> UserPrefixes => [];
     public string UserPathMeaning => "";
-    public bool RunsNativePrograms => true;
+
+    /// <summary>windows has its own registry and desktop; linux records runs for time travel (gdb record full).</summary>
+    public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.NativePrograms | (subject == "windows"
+        ? SubjectCapabilities.Registry | SubjectCapabilities.Display : SubjectCapabilities.TimeTravel);
 
     public Subject Resolve(string spec, string? userPath, string root) => spec == "windows"
         ? new(spec, this, "C:\\", null, OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux")
@@ -29,6 +32,10 @@ public sealed class NativeKind : ISubjectKind
         : new CmakeBuild(target);
 
     public const string WindowsFlavor = "windows-cmake";
+
+    /// <summary>windows: the same flavor cross-built with mingw-w64 (`corpus winsmoke`), so a Windows harness finds it up to date.</summary>
+    public BuildRecipe? CrossBuild(Subject s, Manifest m, CaseSpec cs) =>
+        s.Name == "windows" && cs.CmakeTarget is { } target ? new CmakeBuild(target, WindowsFlavor, WineKind.CrossArgs(m), ".exe") : null;
 
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) =>
         new(program, args, options.Env);

@@ -18,10 +18,6 @@ public sealed partial class RoslynKind : ISubjectKind
     public const string FeedsVariable = "CORPUS_ROSLYN_FEEDS";
     public const string Package = "Microsoft.CodeAnalysis.CSharp";
 
-    /// <summary>Versions the manifests name; any other version is given the same way and restored on demand.</summary>
-    public static readonly IReadOnlyList<string> Versions =
-        ["2.6.0", "2.6.1", "2.10.0", "3.6.0", "4.3.1", "4.5.0", "4.8.0", "4.14.0", "5.12.0"];
-
     /// <summary>
     /// Versions that NuGet lacks as such but another package carries: the DotNetCompilerPlatform CodeDOM provider
     /// ships the csc of its time in tools/.
@@ -32,11 +28,14 @@ public sealed partial class RoslynKind : ISubjectKind
     };
 
     public string Name => Prefix;
-    public IReadOnlyList<string> BuiltIns => Versions.Select(v => $"{Prefix}:{v}").ToList();
+    /// <summary>None to list: any roslyn:VERSION is built in, and is restored when a cell first needs it.</summary>
+    public IReadOnlyList<string> BuiltIns => [];
+    public bool Owns(string name) => name.StartsWith(Prefix + ":") && IsVersion(name[(Prefix.Length + 1)..]);
+    public IReadOnlyList<string> BuiltInForms => [$"{Prefix}:VERSION"];
     public IReadOnlyList<string> UserPrefixes => [Prefix];
     public string UserPathMeaning => "a version, or Microsoft.CodeAnalysis.CSharp.dll or its folder";
-    public bool RunsNativePrograms => false;
-    public string Program => "roslyn";
+    /// <summary>The runner runs on the .NET on PATH, so its snapshots read the heap as CoreCLR's do.</summary>
+    public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.CompilerRunner | SubjectCapabilities.HeapFacts;
     public bool UnavailableIsUnchecked => true;
 
     [GeneratedRegex(@"^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$")]

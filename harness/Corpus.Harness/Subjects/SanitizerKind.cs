@@ -33,7 +33,7 @@ public sealed class SanitizerKind : ISubjectKind
     public IReadOnlyList<string> BuiltIns => Sanitizers.Select(s => s.Subject).ToList();
     public IReadOnlyList<string> UserPrefixes => [];
     public string UserPathMeaning => "";
-    public bool RunsNativePrograms => true;
+    public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.NativePrograms;
 
     public static Sanitizer Of(Subject s) => Sanitizers.First(x => x.Subject == s.Name);
 

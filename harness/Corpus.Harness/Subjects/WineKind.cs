@@ -14,15 +14,17 @@ public abstract class WineKindBase : ISubjectKind
     public abstract IReadOnlyList<string> BuiltIns { get; }
     public abstract IReadOnlyList<string> UserPrefixes { get; }
     public virtual string UserPathMeaning => "a wine executable, with wineserver beside it";
-    public abstract bool RunsNativePrograms { get; }
+
+    /// <summary>The program type this kind runs: NativePrograms or ManagedProgram.</summary>
+    protected abstract SubjectCapabilities Runs { get; }
+
+    /// <summary>Every Wine subject has its prefix's registry and, when a case asks, a display (Xvfb).</summary>
+    public SubjectCapabilities Capabilities(string subject) => Runs | SubjectCapabilities.Registry | SubjectCapabilities.Display;
 
     /// <summary>The Windows version the prefix says: win7 (Wine's default) or win10.</summary>
     protected virtual string Windows(Subject s) => s.Name.EndsWith("-win10") ? "win10" : "win7";
 
     protected virtual bool NeedsDisplay => false;
-
-    /// <summary>Whether a built-in subject name runs under Wine (the manifest's `display` needs one).</summary>
-    public static bool IsWineSubject(string name) => SubjectKinds.All.OfType<WineKindBase>().Any(k => k.BuiltIns.Contains(name));
 
     /// <summary>Environment the runtime needs under Wine, added before the case's own.</summary>
     protected virtual IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string>();
@@ -83,7 +85,7 @@ public sealed class WineKind : WineKindBase
     public override string Name => "wine";
     public override IReadOnlyList<string> BuiltIns => ["wine", "wine-win10"];
     public override IReadOnlyList<string> UserPrefixes => ["wine"];
-    public override bool RunsNativePrograms => true;
+    protected override SubjectCapabilities Runs => SubjectCapabilities.NativePrograms;
 
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
@@ -102,7 +104,7 @@ public sealed class WineDotnetKind : WineKindBase
     public override IReadOnlyList<string> BuiltIns => ["wine-net10", "wine-net8"];
     public override IReadOnlyList<string> UserPrefixes => [];
     public override string UserPathMeaning => "";
-    public override bool RunsNativePrograms => false;
+    protected override SubjectCapabilities Runs => SubjectCapabilities.ManagedProgram;
 
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");

@@ -1,0 +1,58 @@
+using System.Text.RegularExpressions;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>
+/// The extension points stay open: code outside a part's own folder asks the part's interface, never one of its
+/// classes by name. Checked on the sources, so a new class is covered as soon as it exists.
+/// </summary>
+public sealed class ArchitectureTests
+{
+    private static readonly string Harness = Path.Combine(RoslynTriggerTests.Root, "harness");
+
+    /// <summary>Every class that implements an interface, found in the harness assembly (abstract bases too).</summary>
+    internal static IReadOnlyList<Type> Implementations(Type contract) =>
+        contract.Assembly.GetTypes().Where(t => t.IsClass && contract.IsAssignableFrom(t)).ToList();
+
+    /// <summary>
+    /// "file:line: Name" for each use of one of the types' names in a harness source outside ownFolder (relative to
+    /// harness/). Test projects are left out: tests of a part name its classes.
+    /// </summary>
+    internal static IReadOnlyList<string> NamedOutside(IReadOnlyList<Type> types, string ownFolder)
+    {
+        Assert.NotEmpty(types);
+        var own = Path.GetFullPath(Path.Combine(Harness, ownFolder)) + Path.DirectorySeparatorChar;
+        Assert.True(Directory.Exists(own), $"no folder {own}");
+        var name = new Regex($@"\b({string.Join("|", types.Select(t => Regex.Escape(t.Name)))})\b");
+        var found = new List<string>();
+        foreach (var file in Directory.EnumerateFiles(Harness, "*.cs", SearchOption.AllDirectories))
+        {
+            var rel = Path.GetRelativePath(Harness, file);
+            var parts = rel.Split(Path.DirectorySeparatorChar);
+            if (file.StartsWith(own) || parts[0].EndsWith(".Tests") || parts.Contains("obj") || parts.Contains("bin")) continue;
+            var lines = File.ReadAllLines(file);
+            for (var i = 0; i < lines.Length; i++)
+                foreach (Match m in name.Matches(lines[i]))
+                    found.Add($"harness/{rel.Replace('\\', '/')}:{i + 1}: {m.Value}");
+        }
+        return found;
+    }
+
+    [Fact]
+    public void NoCodeOutsideSubjectsNamesAConcreteSubjectKind()
+    {
+        var kinds = Implementations(typeof(ISubjectKind));
+        Assert.Contains(typeof(WineKindBase), kinds);
+        Assert.True(kinds.Count >= SubjectKinds.All.Count);
+        Assert.Equal([], NamedOutside(kinds, Path.Combine("Corpus.Harness", "Subjects")));
+    }
+
+    [Fact]
+    public void TheCheckFindsANameOutsideItsFolder()
+    {
+        // The check itself must be able to fail: the subject kinds are named in Subjects/, so from any other folder they are found.
+        var found = NamedOutside(Implementations(typeof(ISubjectKind)), Path.Combine("Corpus.Harness", "Runner"));
+        Assert.Contains(found, f => f.StartsWith("harness/Corpus.Harness/Subjects/SubjectKinds.cs:") && f.EndsWith(": MonoKind"));
+    }
+}
