@@ -220,6 +220,19 @@ public sealed class CommandLineTests : IDisposable
     }
 
     [Fact]
+    public void OneUnusableSubjectAmongSeveralIsAnInputErrorAndTheOthersRun()
+    {
+        _corpus.Write("a");
+        var mono = Subject.Resolve("mono", _corpus.Root);
+        Assert.Null(mono.Unavailable);
+        var (exit, output, _) = Corpus("run", "--repro", "a", "--case", "one", "--subject", $"mono:/nonexistent/bin/mono,mono:{mono.Path}");
+        Assert.Equal(2, exit);
+        Assert.Contains("INPUT ERROR --subject mono:/nonexistent/bin/mono: no such file", output);
+        Assert.Contains($"mono:{mono.Path}", output);          // its cells ran
+        Assert.Contains("1 input errors", output);
+    }
+
+    [Fact]
     public void BrokenReproIsSkippedAndTheOthersRun()
     {
         _corpus.Write("x", expected: "{ \"repro\": \"x\", \"cells\": [");

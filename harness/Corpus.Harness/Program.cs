@@ -129,11 +129,30 @@ public static class Program
             ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
             : null;
         var subjectCache = new Dictionary<string, Subject>();
+        var givenSubjects = args.List("subject");
+        // Of several subjects given, one that cannot be used is an input error of its own: the others still run.
+        var unusable = new SortedDictionary<string, string>(StringComparer.Ordinal);
+        Subject Resolve(string spec)
+        {
+            if (subjectCache.TryGetValue(spec, out var known)) return known;
+            try { return subjectCache[spec] = ResolveSubject(spec, root); }
+            catch (InputException e) when (givenSubjects.Count > 1 && givenSubjects.Contains(spec))
+            {
+                unusable[spec] = e.Message;
+                return subjectCache[spec] = Subject.Resolve(spec, root);
+            }
+        }
         var selection = Selection.Build(catalog,
-            new Filter(args.List("repro"), args.List("case"), args.List("variant"), args.List("subject"), args.List("exclude-tag")),
-            spec => subjectCache.TryGetValue(spec, out var s) ? s : subjectCache[spec] = ResolveSubject(spec, root));
-        var plan = selection.Cells;
-        var errors = selection.Errors;
+            new Filter(args.List("repro"), args.List("case"), args.List("variant"), givenSubjects, args.List("exclude-tag")), Resolve);
+        // A given subject that cannot be provisioned here (a compiler version NuGet lacks) and that no selected cell
+        // expects anything of cannot be judged: an input error too, not a row of unsupported cells.
+        foreach (var spec in givenSubjects.Where(g => !unusable.ContainsKey(g)))
+            if (subjectCache.TryGetValue(spec, out var s) && s.Unavailable is { } why
+                && selection.Cells.Where(c => c.Subject.Name == spec).All(c => c.Expected is null) && givenSubjects.Count > 1)
+                unusable[spec] = $"{spec}: {why}";
+        if (unusable.Count > 0 && unusable.Count == givenSubjects.Count) throw new InputException(string.Join("\n", unusable.Values));
+        var plan = selection.Cells.Where(c => !unusable.ContainsKey(c.Subject.Name)).ToList();
+        var errors = selection.Errors.Concat(unusable.Values.Select(m => $"--subject {m}")).ToList();
         if (selection.OtherErrors > 0)
             Console.Error.WriteLine($"note: {selection.OtherErrors} input errors in repros not selected; see corpus validate");
 
