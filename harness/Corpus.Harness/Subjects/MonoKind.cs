@@ -30,7 +30,39 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
         const string banner = "Mono JIT compiler version ";
         if (r.ExitCode != 0 || !first.StartsWith(banner))
             return Unusable($"{path}: not an executable Mono ('{path} --version' {(r.ExitCode != 0 ? $"exited {r.ExitCode}" : $"printed '{first.Trim()}'")})");
-        return new(spec, this, path, first[banner.Length..].Split(' ')[0], null);
+        var version = first[banner.Length..].Split(' ')[0];
+        // A user's build is also run on a probe program: a Mono copied without its native shim or config starts and
+        // prints its version, then dies in the first file call of a repro.
+        if (userPath is not null && Probe(path, root) is { } incomplete) return Unusable(incomplete);
+        return new(spec, this, path, version, null);
+    }
+
+    /// <summary>Null when the probe program ran; otherwise its cause and the files a relocated Mono lacks.</summary>
+    private string? Probe(string mono, string root)
+    {
+        var source = Path.Combine(root, "harness", "subjects", "probe", "Probe.cs");
+        var exe = Path.Combine(root, "build", "harness", "probe", "probe.exe");
+        if (!File.Exists(source)) return null;
+        if (!File.Exists(exe) || File.GetLastWriteTimeUtc(exe) < File.GetLastWriteTimeUtc(source))
+        {
+            // The user's own mcs, else the machine's: either compiles IL that any Mono runs.
+            var mcs = new[] { Path.Combine(Path.GetDirectoryName(Path.GetFullPath(mono))!, "mcs"), SubjectKinds.Which("mcs") }
+                      .FirstOrDefault(File.Exists);
+            if (mcs is null) return null;
+            Directory.CreateDirectory(Path.GetDirectoryName(exe)!);
+            var built = _tools.Run(mcs, ["-nologo", $"-out:{exe}", source], TimeSpan.FromMinutes(1));
+            if (built.ExitCode != 0) return null;
+        }
+        var r = _tools.Run(mono, [exe], TimeSpan.FromSeconds(30));
+        if (r.ExitCode == 0 && r.Stdout.Contains("corpus-probe ok")) return null;
+        var run = new Containment.RunResult(r.ExitCode, null, r.TimedOut, false, r.Seconds, 0, r.Stdout, r.Stderr, "", "", "", []);
+        var cause = Signatures.ProcessMatch.Cause(run) ?? r.Describe("the probe");
+        // Mono finds its native shim and config relative to its prefix (bin/..): name what a copy left out.
+        var prefix = Path.GetDirectoryName(Path.GetDirectoryName(Path.GetFullPath(mono))!)!;
+        var missing = new[] { "lib/libmono-native.so", "etc/mono/config", "lib/mono/4.5/mscorlib.dll" }
+                      .Select(f => Path.Combine(prefix, f)).Where(f => !File.Exists(f)).ToList();
+        return $"{mono}: an incomplete Mono: a probe program failed: {cause}"
+               + (missing.Count > 0 ? $"; missing: {string.Join(", ", missing)}" : "");
     }
 
     public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new MonoBuild();
