@@ -112,3 +112,21 @@ public sealed class RoslynKindTests : IDisposable
         Assert.Equal(expected, Path.GetFileName(RoslynKind.BestLib(Path.Combine(_root, "lib"))));
     }
 }
+
+/// <summary>NuGet's suggestion of a nearest version is quoted only with what a restore of it came to.</summary>
+public sealed class RoslynNearestVersionTests : IDisposable
+{
+    private readonly string _root = Directory.CreateTempSubdirectory("corpus-roslyn-near-").FullName;
+
+    public void Dispose() => Directory.Delete(_root, recursive: true);
+
+    [Fact]
+    public void ANearestVersionThatCannotBeRestoredEitherIsSaidToBeSo()
+    {
+        // 2.6.0 is not in the NuGet copy these machines reach; NU1102 names 2.8.0, whose Common package is missing too.
+        var (_, why) = Subjects.RoslynKind.Provision("2.6.0", _root, []);
+        Assert.NotNull(why);
+        Assert.Contains("NU1102", why);
+        Assert.Matches(@"Nearest version: \S+, which (cannot be restored either \(.+\)|restores)", why);
+    }
+}

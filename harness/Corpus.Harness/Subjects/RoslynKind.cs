@@ -98,6 +98,14 @@ public sealed partial class RoslynKind : ISubjectKind
         }
         if (libs is null)
         {
+            // NuGet's "Nearest version" is a name, not a promise: quote it only with what a restore of it came to.
+            if (NearestVersion().Match(errors) is { Success: true } near && near.Groups[1].Value != version)
+            {
+                var (nearLibs, nearErrors) = Restore(cache, Package, near.Groups[1].Value, feeds, configured);
+                errors = errors.Replace(near.Value, nearLibs is null
+                    ? $"{near.Value}, which cannot be restored either ({nearErrors.Trim().Split('\n')[0].Trim()})"
+                    : $"{near.Value}, which restores");
+            }
             var why = $"cannot restore {Package} {version}: {string.Join("; ", errors.Trim().Split('\n').Select(l => l.Trim()))}";
             File.WriteAllText(failed, feedKey + "\n" + why + "\n");
             return (dir, why);
@@ -173,6 +181,9 @@ public sealed partial class RoslynKind : ISubjectKind
                    ?? names.Where(n => n.StartsWith("netstandard1.", StringComparison.Ordinal)).OrderDescending(StringComparer.Ordinal).FirstOrDefault();
         return pick is null ? null : Path.Combine(lib, pick);
     }
+
+    [GeneratedRegex(@"Nearest version: ([0-9][0-9A-Za-z.-]*[0-9A-Za-z])")]
+    private static partial Regex NearestVersion();
 
     [GeneratedRegex(@"^net(\d+)\.0$")]
     private static partial Regex NetTfm();
