@@ -1,0 +1,66 @@
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>A race's verdict says which limit ended its runs: RUNS=N is not a budget.</summary>
+public sealed class RaceLimitTests
+{
+    private sealed class CleanRuns(CaseSpec cs, int? force) : IRunLauncher
+    {
+        public int Started;
+        public Manifest Manifest => throw new NotSupportedException();
+        public CaseSpec Case => cs;
+        public string Variant => "bug";
+        public Subject Subject => throw new NotSupportedException();
+        public string Dir => throw new NotSupportedException();
+        public int? ForceRuns => force;
+        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
+        public void Progress(string message) { }
+        public void DeleteRun(RunResult run, string label) { }
+        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+
+        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside = null,
+                                            Action<RunResult>? exited = null, bool untilCaptured = false)
+        {
+            Interlocked.Increment(ref Started);
+            var run = new RunResult(0, null, false, false, 0.01, 1 << 20, "REPRO-DONE\n", "", "", "", "", []);
+            exited?.Invoke(run);
+            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
+        }
+    }
+
+    private static CaseSpec Race() =>
+        new("race", "", [], [], new Budget(60, 256),
+            new Signature("statistics", new Dictionary<string, object>
+            {
+                ["process"] = new ProcessPattern("SIGABRT", [], null),
+                ["statistics"] = new StatisticsSpec(0.05, 1000, 150),
+            }, ProcessPattern.DefaultClean), null, new Dictionary<string, string>(), [], []);
+
+    private static async Task<Verdict> Run(int? force)
+    {
+        var cell = new CellResult { Key = new CellKey("r", "race", "bug", "s"), Rerun = "" };
+        return await new StatisticsFamily().RunAsync(new CleanRuns(Race(), force), cell);
+    }
+
+    [Fact]
+    public async Task RunsEndedByRunsNIsNotABudgetThatRanOut()
+    {
+        var v = await Run(2);
+        Assert.Equal(Outcome.Error, v.Outcome);
+        Assert.Contains("0 hits in 2 runs, ended by RUNS=2", v.Detail);
+        Assert.DoesNotContain("budget", v.Detail);
+        Assert.Equal("RUNS=2", ((RaceFacts)v.Facts!).StoppedBy);
+    }
+
+    [Fact]
+    public async Task EnoughCleanRunsEndAClean()
+    {
+        var v = await Run(null);
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Equal("59 clean runs", ((RaceFacts)v.Facts!).StoppedBy);
+    }
+}
