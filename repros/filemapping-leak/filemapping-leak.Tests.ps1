@@ -32,8 +32,8 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'the cell''s shared memory grows by the 512 MB leak while its RSS stays under 64 MB' {
             $bug | Should -Reproduce
-            $bug.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $bug.Detail
-            $bug.Metrics.shmem_delta_mb | Should -BeLessThan ($leakMB + 32) -Because $bug.Detail
+            $bug.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $bug.Context
+            $bug.Metrics.shmem_delta_mb | Should -BeLessThan ($leakMB + 32) -Because $bug.Context
             $bug.Metrics.rss_mb | Should -BeLessThan 64 -Because 'no process maps the leaked pages'
         }
 
@@ -66,7 +66,7 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'the fix (dispose the map) is clean: the shared memory does not grow' {
             $fix | Should -BeClean
-            $fix.Metrics.shmem_delta_mb | Should -BeLessThan 16 -Because $fix.Detail
+            $fix.Metrics.shmem_delta_mb | Should -BeLessThan 16 -Because $fix.Context
         }
     }
 
@@ -78,14 +78,14 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'a memfd unmapped but not closed keeps its 512 MB, in no process''s RSS' {
             $memfd | Should -Reproduce
-            $memfd.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $memfd.Detail
+            $memfd.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $memfd.Context
             $memfd.Metrics.rss_mb | Should -BeLessThan 64
             $memfd.Metrics.held_objects | Should -Be 8
         }
 
         It 'closing after munmap frees the pages' {
             $memfdFix | Should -BeClean
-            $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Detail
+            $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Context
         }
     }
 }

@@ -6,9 +6,12 @@ using Corpus.Harness.Runner;
 namespace Corpus.Harness.Signatures;
 
 /// <param name="MemoryGrowthMBs">How fast the run's memory grew, when it ended at its budget.</param>
+/// <param name="Matched">What each output pattern of the signature matched in the run (the bug's, else the clean one's).</param>
 public sealed record ProcessFacts(string Status, double WallSeconds, double PeakMB, double? MemoryGrowthMBs,
                                   IReadOnlyDictionary<string, double> Metrics)
 {
+    public IReadOnlyList<string> Matched { get; init; } = [];
+
     public static ProcessFacts Of(RunResult run, IReadOnlyDictionary<string, double> metrics) =>
         new(run.Status, Math.Round(run.WallSeconds, 3), Math.Round(run.PeakBytes / 1048576.0, 1),
             (run.TimedOut || run.MemoryCapped) && ExponentialSweep.GrowthMBPerSec(run.Memory) is { } g ? Math.Round(g, 1) : null, metrics);
@@ -34,8 +37,10 @@ public sealed class ProcessFamily : ISignatureFamily
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
-        var facts = Record(cell, run, metrics);
-        var (outcome, detail) = Classify(runs.Case.Signature, run);
+        var sig = runs.Case.Signature;
+        var (outcome, detail) = Classify(sig, run);
+        var pattern = outcome == Outcome.Reproduced ? sig.Get<ProcessPattern>(Name) : sig.Clean;
+        var facts = Record(cell, run, metrics) with { Matched = pattern is null ? [] : Matches(pattern, run) };
         return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 
@@ -49,6 +54,12 @@ public sealed class ProcessFamily : ISignatureFamily
         if (facts.MemoryGrowthMBs is { } rate) cell.Metrics["memory_growth_mb_s"] = rate;
         return facts;
     }
+
+    /// <summary>The text each output pattern matched (the first match of each), for facts.json.</summary>
+    public static IReadOnlyList<string> Matches(ProcessPattern pattern, RunResult run) =>
+        pattern.Output.Select(p => System.Text.RegularExpressions.Regex.Match(run.Stdout + run.Stderr, p,
+                                       System.Text.RegularExpressions.RegexOptions.Multiline).Value.Trim())
+               .Where(v => v.Length > 0).ToList();
 
     /// <summary>One run against the process signature: the bug, clean, or a failure of another kind.</summary>
     public static (Outcome, string) Classify(Signature sig, RunResult run)

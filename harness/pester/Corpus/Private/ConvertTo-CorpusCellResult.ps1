@@ -64,7 +64,7 @@ function ConvertTo-CorpusCellResult {
     $stackFiles = @($captures | Where-Object { $_.StackFile -and (Test-Path -LiteralPath $_.StackFile -PathType Leaf) } |
                     ForEach-Object StackFile)
 
-    [pscustomobject]@{
+    $result = [pscustomobject]@{
         PSTypeName     = 'Corpus.CellResult'
         Repro          = $Json.repro
         Case           = $Json.case
@@ -96,4 +96,7 @@ function ConvertTo-CorpusCellResult {
         RunId          = $RunId
         RunDir         = $RunDir
     }
+    # For an It's -Because: a failed fact then says what the cell showed, where its artifacts are, how to run it again.
+    $result | Add-Member -NotePropertyName Context -NotePropertyValue "`n$(Format-CorpusCellFailure $result)"
+    $result
 }

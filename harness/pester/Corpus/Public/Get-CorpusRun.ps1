@@ -64,6 +64,11 @@ function Get-CorpusRun {
         throw "${summary}: field 'schema': this module reads schema 1, found $($doc.schema)"
     }
     $runDir = Split-Path -Parent $summary
+    # summary.json names files relative to the checkout that wrote it (artifacts/<id>/…): a run of another checkout
+    # is read against that checkout, not this module's.
+    if (-not $Root -and (Split-Path -Leaf (Split-Path -Parent $runDir)) -eq 'artifacts') {
+        $rootDir = Split-Path -Parent (Split-Path -Parent $runDir)
+    }
     $index = -1
     $cells = foreach ($c in @($doc.cells)) {
         $index++

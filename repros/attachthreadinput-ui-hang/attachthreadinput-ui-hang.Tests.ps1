@@ -1,0 +1,74 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+<#
+.SYNOPSIS
+    The claims of docs/labs/attachthreadinput-ui-hang.md, one It each, asserted over the harness's cells' facts.
+
+.DESCRIPTION
+    Runs the cells through `corpus run`, or, with -Data @{ Run = '<run>' }, reads them from a finished run without
+    running anything: `make test` asserts this way over the gate's run.
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester repros/attachthreadinput-ui-hang -Output Detailed"
+#>
+param(
+    [string] $Run = ''
+)
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+
+    # The hang lasts the expected time within 25% and ends within 1 s of the other thread's exit.
+    function Assert-Hang($cell, [double] $expectedMs) {
+        $cell | Should -Reproduce
+        $hang = $cell.Family.facts
+        $hang.expectedMs | Should -Be $expectedMs
+        [math]::Abs($hang.blockMs - $expectedMs) | Should -BeLessOrEqual (0.25 * $expectedMs) -Because $cell.Context
+        $hang.exitToReturnMs | Should -BeLessOrEqual 1000
+        $hang.exitToReturnMs | Should -BeGreaterOrEqual -100
+    }
+}
+
+Describe 'attachthreadinput-ui-hang' -Tag 'Scenario' {
+    BeforeAll {
+        $cpp = Get-CorpusCellResult -Repro attachthreadinput-ui-hang -Case cpp -Variant bug -Subject wine -Run $Run
+        $csharp = Get-CorpusCellResult -Repro attachthreadinput-ui-hang -Case csharp -Variant bug -Subject wine-net10 -Run $Run
+        $fiveSeconds = foreach ($subject in 'wine-net10', 'wine-net8') {
+            Get-CorpusCellResult -Repro attachthreadinput-ui-hang -Case csharp-5s -Variant bug -Subject $subject -Run $Run
+        }
+        $clean = foreach ($variant in 'fix', 'control') {
+            Get-CorpusCellResult -Repro attachthreadinput-ui-hang -Case cpp -Variant $variant -Subject wine -Run $Run
+            Get-CorpusCellResult -Repro attachthreadinput-ui-hang -Case csharp -Variant $variant -Subject wine-net10 -Run $Run
+        }
+    }
+
+    It 'Win32: SetFocus blocks for the worker''s 8 s idle and returns when the worker exits' {
+        Assert-Hang $cpp 8000
+    }
+
+    It 'C#: SetFocus blocks until the pool retires its thread, 20 s, and returns within 1 s of that thread''s exit' {
+        Assert-Hang $csharp 20000
+    }
+
+    It 'the hang follows the pool''s timeout: DOTNET_ThreadPool_ThreadTimeoutMs=5000 gives 5 s on .NET 10 and .NET 8' {
+        foreach ($cell in $fiveSeconds) { Assert-Hang $cell 5000 }
+    }
+
+    It 'both threads report the same focus window: their input queues are attached' {
+        foreach ($cell in $cpp, $csharp) {
+            $seen = @($cell.Family.facts.evidence) -join "`n"
+            $seen | Should -Match 'ui_focus=(0x[0-9a-f]+) ui_active=\S+ worker_focus=\1\b' -Because $cell.Context
+        }
+    }
+
+    It 'the UI thread''s stack is in NtUserSetFocus while it hangs' {
+        $cpp | Should -HaveFrame 'NtUserSetFocus'
+        $csharp | Should -HaveFrame 'NtUserSetFocus'
+    }
+
+    It 'the fix and the control never block SetFocus' {
+        foreach ($cell in $clean) {
+            $cell | Should -BeClean
+            $cell.Family.facts.blockMs | Should -BeLessOrEqual 200 -Because $cell.Context
+        }
+    }
+}

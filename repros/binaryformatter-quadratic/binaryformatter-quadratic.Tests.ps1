@@ -1,0 +1,72 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+<#
+.SYNOPSIS
+    The claims of docs/labs/binaryformatter-quadratic.md, one It each, asserted over the harness's cells' facts.
+
+.DESCRIPTION
+    Runs the cells through `corpus run`, or, with -Data @{ Run = '<run>' }, reads them from a finished run without
+    running anything: `make test` asserts this way over the gate's run.
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester repros/binaryformatter-quadratic -Output Detailed"
+#>
+param(
+    [string] $Run = ''
+)
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+}
+
+Describe 'binaryformatter-quadratic' -Tag 'Scenario' {
+    Context 'deserialize: ObjectManager keeps 4096 buckets' {
+        BeforeAll {
+            $mono = Get-CorpusCellResult -Repro binaryformatter-quadratic -Case deserialize -Variant bug -Subject mono -Run $Run
+            $net10 = Get-CorpusCellResult -Repro binaryformatter-quadratic -Case deserialize -Variant bug -Subject net10 -Run $Run
+            $net8 = Get-CorpusCellResult -Repro binaryformatter-quadratic -Case deserialize -Variant bug -Subject net8 -Run $Run
+        }
+
+        It 'on Mono deserialize time grows as n squared: exponent at least 1.7 over the sizes' {
+            $mono | Should -Reproduce
+            $mono.Family.facts.shape | Should -Be 'power'
+            $mono.Family.facts.slope | Should -BeGreaterOrEqual 1.7 -Because $mono.Context
+            $mono.Family.facts.r2 | Should -BeGreaterOrEqual 0.8
+        }
+
+        It 'on .NET 10 and .NET 8 it grows linearly: exponent at most 1.3' {
+            foreach ($cell in $net10, $net8) {
+                $cell | Should -BeClean
+                $cell.Family.facts.slope | Should -BeLessOrEqual 1.3 -Because $cell.Context
+            }
+        }
+
+        It 'at 400K books Mono is many times slower than .NET 10' {
+            $monoAt = ($mono.Family.facts.points | Select-Object -Last 1)[1]
+            $netAt = ($net10.Family.facts.points | Select-Object -Last 1)[1]
+            $monoAt / $netAt | Should -BeGreaterThan 5 -Because "Mono $monoAt s against .NET 10 $netAt s"
+        }
+
+        It 'Mono''s stack snapshots are in ObjectManager' {
+            $mono | Should -HaveFrame 'System.Runtime.Serialization.ObjectManager'
+            ($mono.Evidence | Where-Object key -eq 'stacks').status | Should -Be 'holds'
+        }
+    }
+
+    Context 'idgen-limit: ObjectIDGenerator runs out of primes' {
+        BeforeAll {
+            $mono = Get-CorpusCellResult -Repro binaryformatter-quadratic -Case idgen-limit -Variant bug -Subject mono -Run $Run
+            $net10 = Get-CorpusCellResult -Repro binaryformatter-quadratic -Case idgen-limit -Variant bug -Subject net10 -Run $Run
+        }
+
+        It 'Mono throws SerializationException from ObjectIDGenerator.Rehash' {
+            $mono | Should -Reproduce
+            $mono.Family.facts.matched | Should -Contain 'SerializationException'
+            $mono.Family.facts.matched | Should -Contain 'ObjectIDGenerator.Rehash'
+        }
+
+        It '.NET 10 serializes the same graph' {
+            $net10 | Should -BeClean
+            $net10.Family.facts.status | Should -Be 'exit 0'
+        }
+    }
+}

@@ -1,0 +1,61 @@
+#Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
+<#
+.SYNOPSIS
+    The claims of docs/labs/roslyn-nested-attribute-blowup.md, one It each, asserted over the harness's cells' facts.
+
+.DESCRIPTION
+    Runs the cells through `corpus run`, or, with -Data @{ Run = '<run>' }, reads them from a finished run without
+    running anything: `make test` asserts this way over the gate's run.
+
+.EXAMPLE
+    ci/pwsh.sh -Command "Invoke-Pester repros/roslyn-nested-attribute-blowup -Output Detailed"
+#>
+param(
+    [string] $Run = ''
+)
+
+BeforeAll {
+    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+}
+
+Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
+    BeforeAll {
+        $blowing = foreach ($version in '4.3.1', '4.5.0', '4.8.0') {
+            Get-CorpusCellResult -Repro roslyn-nested-attribute-blowup -Case attribute -Variant bug -Subject "roslyn:$version" -Run $Run
+        }
+        $fixed = foreach ($version in '4.14.0', '5.12.0') {
+            Get-CorpusCellResult -Repro roslyn-nested-attribute-blowup -Case attribute -Variant bug -Subject "roslyn:$version" -Run $Run
+        }
+    }
+
+    It 'parse time multiplies per nesting level: a factor of at least 1.4 on 4.3.1, 4.5.0 and 4.8.0' {
+        foreach ($cell in $blowing) {
+            $cell | Should -Reproduce
+            $cell.Family.facts.shape | Should -Be 'exponential'
+            $cell.Family.facts.slope | Should -BeGreaterOrEqual 1.4 -Because $cell.Context
+        }
+    }
+
+    It 'the deepest nesting runs into the 10 s budget and is killed' {
+        foreach ($cell in $blowing) {
+            $cell.Family.facts.killedAt | Should -Not -BeNullOrEmpty -Because $cell.Context
+            $cell.Family.facts.killedBy | Should -Match 'timeout'
+        }
+    }
+
+    It 'the dump''s parser thread is in ParseAttributeDeclaration or ParseCollectionExpression' {
+        foreach ($cell in $blowing) {
+            $stacks = $cell.Evidence | Where-Object key -eq 'stacks'
+            $stacks.status | Should -Be 'holds'
+            @($stacks.facts.frames) -join ' ' | Should -Match 'LanguageParser\.Parse(AttributeDeclaration|Attribute|AttributeArgument|CollectionExpression|Expression)'
+        }
+    }
+
+    It 'the fixed compilers parse every depth at once: 4.14.0 and 5.12.0 are flat' {
+        foreach ($cell in $fixed) {
+            $cell | Should -BeClean
+            $cell.Family.facts.killedAt | Should -BeNullOrEmpty
+            ($cell.Family.facts.points | ForEach-Object { $_[1] } | Measure-Object -Maximum).Maximum | Should -BeLessThan 1
+        }
+    }
+}
