@@ -20,6 +20,13 @@ public sealed class MarkdownReport(IToolRunner tools)
         md.AppendLine($"# Corpus run {runId}").AppendLine();
         var failed = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
         md.AppendLine($"{cells.Count} cells in {seconds:0} s; {failed} differ from expected/; {inputErrors.Count} input errors.").AppendLine();
+        // What the runs got beyond their manifests: --env, and runtime knobs the harness's own environment passed on.
+        foreach (var (key, what) in new[] { ("env", "set with --env (ENV=)"), ("inherited_env", "passed on from the harness's environment") })
+        {
+            var given = cells.Select(c => c.Metrics.GetValueOrDefault(key)).OfType<IReadOnlyDictionary<string, string>>()
+                             .SelectMany(d => d).Select(kv => $"`{kv.Key}={kv.Value}`").Distinct().ToList();
+            if (given.Count > 0) md.AppendLine($"Every run had {string.Join(", ", given)}, {what}.").AppendLine();
+        }
         foreach (var e in inputErrors) md.AppendLine($"- **input error**: {e}");
         if (inputErrors.Count > 0) md.AppendLine();
         md.AppendLine("| repro | case | variant | subject | outcome | expected | gate | key figures | detail |");
