@@ -32,7 +32,7 @@ harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .c
 
 # A tool is built again only when a file of the harness's projects is newer than its last build, or the SDK changed:
 # an up-to-date `dotnet build` still costs 1.5-2 s (four of them 6-7 s on a slow VM), and setup runs on every make run.
-sources=(harness/Corpus.Harness harness/LostMemory harness/DumpFacts harness/RoslynRunner harness/Directory.Build.props)
+sources=(harness/Corpus.Harness harness/LostMemory harness/DumpFacts harness/RoslynRunner harness/subjects/probe harness/Directory.Build.props)
 sdk=$(dotnet --version)
 build() {  # project, output folder
   local stamp="$2/.setup-stamp"
@@ -49,6 +49,8 @@ build harness/DumpFacts build/harness/DumpFacts
 build harness/LostMemory build/harness/LostMemory
 # The compiler runner for roslyn:VERSION subjects; each version is restored on first use into .cache/roslyn/.
 build harness/RoslynRunner build/harness/roslyn-runner
+# The probe a user's dotnet root must run before its cells do (coreclr:ROOT; a user's Mono runs the same source).
+build harness/subjects/probe/Probe.csproj build/harness/probe-net
 
 # Wine's template prefix and the cross-built GoogleTest (docs/wine.md) are built when first needed: the harness builds
 # the template when a selected cell runs on a Wine subject, ci/unit.sh builds both. make run's demo needs neither.

@@ -36,7 +36,31 @@ public sealed class CoreClrKind : ISubjectKind
             .Where(v => v.Parsed is not null).OrderByDescending(v => v.Parsed).Select(v => v.Text).FirstOrDefault();
         if (version is null)
             return new(spec, this, dir, null, $"no Microsoft.NETCore.App {prefix ?? ""}* runtime under {shared}");
+        // A user's root is also run on a probe program: a root assembled by hand can hold a dotnet and a version folder
+        // and still lack what a program needs once it starts.
+        if (userPath is not null && !OperatingSystem.IsWindows() && Probe(dir, version, root) is { } incomplete)
+            return new(spec, this, dir, null, incomplete);
         return new(spec, this, dir, version, null);
+    }
+
+    /// <summary>Null when the probe ran on the root's runtime; otherwise its cause and the runtime files the root lacks.</summary>
+    private static string? Probe(string dir, string version, string root)
+    {
+        var probe = Path.Combine(root, "build", "harness", "probe-net", "probe.dll");
+        if (!File.Exists(probe)) return null;   // setup builds it; without it the cells will say what fails
+        var host = Path.Combine(dir, "dotnet");
+        var r = ToolRunner.Instance.Run("env", [$"DOTNET_ROOT={dir}", "DOTNET_CLI_TELEMETRY_OPTOUT=1", host, "exec", "--fx-version", version, probe],
+                                        TimeSpan.FromSeconds(60));
+        if (r.ExitCode == 0 && r.Stdout.Contains("corpus-probe ok")) return null;
+        var run = new Containment.RunResult(r.ExitCode, null, r.TimedOut, false, r.Seconds, 0, r.Stdout, r.Stderr, "", "", "", []);
+        var cause = Signatures.ProcessMatch.Cause(run) ?? r.Describe("the probe");
+        var fx = Path.Combine(dir, "shared", "Microsoft.NETCore.App", version);
+        var missing = new[] { "libcoreclr.so", "libclrjit.so", "libSystem.Native.so", "System.Private.CoreLib.dll", "System.Runtime.dll",
+                              "Microsoft.NETCore.App.deps.json", "Microsoft.NETCore.App.runtimeconfig.json" }
+                      .Select(f => Path.Combine(fx, f)).Where(f => !File.Exists(f)).ToList();
+        if (!Directory.Exists(Path.Combine(dir, "host", "fxr"))) missing.Add(Path.Combine(dir, "host", "fxr"));
+        return $"{dir}: an incomplete dotnet root: a probe program failed on {version}: {cause.Trim()}"
+               + (missing.Count > 0 ? $"; missing: {string.Join(", ", missing)}" : "");
     }
 
     /// <summary>A runtime of major version 8 or 9 runs the net8.0 build; 10 and later the net10.0 build.</summary>
