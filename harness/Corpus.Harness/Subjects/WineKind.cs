@@ -29,10 +29,17 @@ public abstract class WineKindBase : ISubjectKind
     /// <summary>Environment the runtime needs under Wine, added before the case's own.</summary>
     protected virtual IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string>();
 
+    /// <summary>Why a built-in form cannot be provisioned here (a runtime version the feeds lack), or null.</summary>
+    protected virtual string? Unprovisionable(string spec, string root) => null;
+
+    public virtual IReadOnlyList<string> BuiltInForms => BuiltIns;
+    public virtual bool Owns(string name) => BuiltIns.Contains(name);
+
     public Subject Resolve(string spec, string? userPath, string root)
     {
         var wine = userPath ?? SubjectKinds.Which("wine") ?? "/usr/bin/wine";
         Subject Unusable(string why) => new(spec, this, wine, null, why);
+        if (userPath is null && Unprovisionable(spec, root) is { } lacking) return Unusable(lacking);
         // A Windows harness (even one running under Wine, which sees Linux paths through Z:) has no Wine to start.
         if (OperatingSystem.IsWindows()) return Unusable("Wine subjects run from the Linux harness");
         if (!File.Exists(wine))
@@ -106,8 +113,24 @@ public sealed class WineDotnetKind : WineKindBase
     public override string UserPathMeaning => "";
     protected override SubjectCapabilities Runs => SubjectCapabilities.ManagedProgram;
 
+    /// <summary>wine-net:VERSION: the program published self-contained on that exact win-x64 runtime pack.</summary>
+    public const string VersionPrefix = "wine-net:";
+    public const string RuntimePack = "Microsoft.NETCore.App.Runtime.win-x64";
+    public override bool Owns(string name) => BuiltIns.Contains(name) || RuntimeVersion(name) is not null;
+    public override IReadOnlyList<string> BuiltInForms => [.. BuiltIns, VersionPrefix + "VERSION"];
+
+    public static string? RuntimeVersion(string name) =>
+        name.StartsWith(VersionPrefix) && RoslynKind.IsVersion(name[VersionPrefix.Length..]) ? name[VersionPrefix.Length..] : null;
+
+    protected override string? Unprovisionable(string spec, string root) =>
+        RuntimeVersion(spec) is { } v && NuGetListing.Lookup(root, RuntimePack, v, ToolRunner.Instance) is (false, { } versions)
+            ? $"{RuntimePack} {v} is not on this machine's NuGet feeds; they have {string.Join(", ", versions)}" : null;
+
+    /// <summary>A runtime of major M is published as netM.0 (the SDK here targets up to net10.0): a framework the project does not list is an attempt.</summary>
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
-        new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
+        RuntimeVersion(s.Name) is { } v
+            ? new DotnetPublish($"net{Math.Min(int.Parse(v.Split('.')[0]), 10)}.0", "win-x64", v)
+            : new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
 
     /// <summary>
     /// winedbg on a .NET process needs the process to stay put: stacks took 1.0–1.3 s and the minidump 7–11 s (wine-net10)
