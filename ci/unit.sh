@@ -9,7 +9,7 @@ mkdir -p "$TMPDIR"
 
 # The Wine template prefix and the cross-built GoogleTest: the Wine tests below and the harness's own tests use them.
 harness/wine/template.sh
-harness/wine/googletest.sh
+flock .cache/wine/googletest.lock harness/wine/googletest.sh .cache/wine/googletest
 
 dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
 

@@ -103,7 +103,7 @@ public sealed class DotnetPublish(string targetFramework, string rid, string? ru
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
         tools.Run("dotnet", ["publish", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework, "-r", rid,
                              "--self-contained", "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false",
-                             .. ProjectFrameworks.Override(m, targetFramework),
+                             .. ProjectFrameworks.Override(m, targetFramework, selfContained: true),
                              .. (runtimeVersion is null ? Array.Empty<string>() : [$"-p:RuntimeFrameworkVersion={runtimeVersion}"])],
                   TimeSpan.FromMinutes(10));
 }
@@ -159,12 +159,13 @@ public static partial class ProjectFrameworks
             ? $"{m.Build.DotnetProject} targets {string.Join(";", listed)}, not {targetFramework}" : null;
 
     /// <summary>
-    /// Builds an unlisted framework by overriding the project's list for this build only. Without an apphost: the
-    /// harness runs the dll through the subject's own host, and the SDK would want the newest apphost of that
-    /// framework (3.1.32 for netcoreapp3.1), which the feeds may lack.
+    /// Builds an unlisted framework by overriding the project's list for this build only. A framework-dependent build
+    /// goes without an apphost: the harness runs the dll through the subject's own host, and the SDK would want the
+    /// newest apphost of that framework (3.1.32 for netcoreapp3.1), which the feeds may lack.
     /// </summary>
-    public static IReadOnlyList<string> Override(Manifest m, string targetFramework) =>
-        Attempt(m, targetFramework) is null ? [] : [$"-p:TargetFrameworks={targetFramework}", "-p:UseAppHost=false"];
+    public static IReadOnlyList<string> Override(Manifest m, string targetFramework, bool selfContained = false) =>
+        Attempt(m, targetFramework) is null ? [] : selfContained ? [$"-p:TargetFrameworks={targetFramework}"]
+        : [$"-p:TargetFrameworks={targetFramework}", "-p:UseAppHost=false"];
 
     [System.Text.RegularExpressions.GeneratedRegex(@"<(TargetFrameworks?)>\s*([^<]+?)\s*</\1>")]
     private static partial System.Text.RegularExpressions.Regex Frameworks();
