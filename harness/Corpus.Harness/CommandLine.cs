@@ -72,7 +72,7 @@ internal static class Cli
     /// <summary>RUN…: run ids under artifacts/ or run folders.</summary>
     private static Command Runs(Command c)
     {
-        c.Arguments.Add(new Argument<string[]>("RUN") { Description = "a run id under artifacts/, or a run folder", Arity = ArgumentArity.OneOrMore });
+        c.Arguments.Add(new Argument<string[]>("RUN") { Description = "a run id under artifacts/, or a run folder", Arity = ArgumentArity.ZeroOrMore });
         return c;
     }
 

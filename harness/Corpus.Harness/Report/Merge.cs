@@ -16,7 +16,7 @@ public static class MergeCommand
     internal static int Run(string root, Args args, TextWriter stdout)
     {
         var names = args.List("runs");
-        if (names.Count == 0) throw new ArgumentException("merge needs the runs of every shard (run ids under artifacts/, or run folders)");
+        if (names.Count == 0) throw new UsageException("merge needs RUN…: the runs of every shard (run ids under artifacts/, or run folders)", "merge");
         var runs = names.Select(n => RunRecord.Load(root, n)).ToList();
         var (selection, errors) = Check(runs);
         string runId, runDir;

@@ -26,7 +26,7 @@ public static class ShardCommand
     internal static int Record(string root, Args args, TextWriter stdout)
     {
         var runs = args.List("runs");
-        if (runs.Count == 0) throw new ArgumentException("durations needs at least one RUN (a run id under artifacts/, or a run folder)");
+        if (runs.Count == 0) throw new UsageException("durations needs RUN…: a run id under artifacts/, or a run folder", "durations");
         var file = args.Get("file") is { } f ? Path.GetFullPath(f) : DurationsFile(root);
         var records = runs.Select(r => RunRecord.Load(root, r)).ToList();
         var (doc, updated) = Durations.Refresh(file, records.SelectMany(r => r.Cells.Select(c => (r.RunId, c))));
