@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make unit: xUnit for every C# project; GoogleTest through CTest for every repro with a cpp/ folder, natively and,
 # for the Win32 tests, under Wine; the Wine cell checks; PowerShell's parser over every PowerShell file and the Corpus
-# module's Pester tests; actionlint over ci/workflows/; the harness as a Windows program under Wine. Stops at the first failure with its exit code.
+# module's Pester tests; actionlint over ci/workflows/; the harness as a Windows program under Wine. Stops at the first
+# failure with its exit code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}

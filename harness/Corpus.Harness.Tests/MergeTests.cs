@@ -212,6 +212,40 @@ public class MergeTests(ITestOutputHelper output)
                      Directory.GetDirectories(Path.Combine(root, "artifacts")).Select(Path.GetFileName).Order());
     }
 
+    [Fact]
+    public void DurationsAreRefreshedFromARunAndKeepTheOtherCells()
+    {
+        using var corpus = new TestCorpus();
+        corpus.Write("one");
+        var root = corpus.Root;
+        WriteRun(root, "measured", Plan[..2], 3, null);
+        var file = Path.Combine(root, Durations.DefaultFile);
+        Directory.CreateDirectory(Path.GetDirectoryName(file)!);
+        File.WriteAllText(file, """{ "schema": 1, "cells": { "quad:deserialize bug mono": 99, "kept:c bug net8": 5 } }""");
+        var (code, stdout, _) = Corpus("durations", "--root", root, "measured");
+        Assert.Equal(0, code);
+        Assert.Contains("2 cells from measured; 3 cells recorded", stdout);
+        var d = Durations.Load(file);
+        Assert.Equal(12.2, d.Cells["quad:deserialize bug mono"]);   // 1.25 + "deserialize".Length, rounded to 0.1 s
+        Assert.Equal(12.2, d.Cells["quad:deserialize bug net10"]);
+        Assert.Equal(5, d.Cells["kept:c bug net8"]);
+        Assert.Equal("corpus durations measured", d.Source);
+        Assert.Equal(RunExit.InputError, Corpus("durations", "--root", root).Code);
+    }
+
+    [Fact]
+    public void HelpNamesMergeAndDurations()
+    {
+        var (code, help, _) = Corpus("--help");
+        Assert.Equal(0, code);
+        Assert.Matches("(?m)^  merge <RUN> ", help);
+        Assert.Matches("(?m)^  durations <RUN> ", help);
+        var merge = Corpus("merge", "-h").Stdout;
+        Assert.Contains("--out <DIR>", merge);
+        Assert.Contains("<RUN>", merge);
+        Assert.Contains("--shard <I/N>", Corpus("run", "-h").Stdout);
+    }
+
     /// <summary>
     /// Two shards of a small, fast selection run here for real (the harness as a child process) and merged: the same
     /// cells, in the same order, with the same outcomes and gate, and the same JUnit, as one run of the selection.
