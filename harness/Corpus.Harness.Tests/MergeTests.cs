@@ -213,6 +213,39 @@ public class MergeTests(ITestOutputHelper output)
     }
 
     [Fact]
+    public void BrokenRecordsAreInputErrorsNamingTheFieldAndLeaveNothingBehind()
+    {
+        using var corpus = new TestCorpus();
+        corpus.Write("one");
+        var root = corpus.Root;
+        WriteShards(root, "b", 2, [1, 1]);
+        var summary = Path.Combine(root, "artifacts", "b2", "summary.json");
+        var good = File.ReadAllText(summary);
+        string Refused(string field)
+        {
+            var (code, _, stderr) = Corpus("merge", "--root", root, "b1", "b2", "--out", Path.Combine(root, "artifacts", "out"));
+            Assert.Equal(RunExit.InputError, code);
+            Assert.Contains(summary, stderr);
+            Assert.Contains($"field '{field}'", stderr);
+            Assert.False(Directory.Exists(Path.Combine(root, "artifacts", "out")), "a refused merge must leave no run behind");
+            return stderr;
+        }
+        var doc = JsonNode.Parse(good)!;
+        doc["shard"]!["selection"] = "all";
+        File.WriteAllText(summary, doc.ToJsonString());
+        Refused("shard.selection");
+        doc = JsonNode.Parse(good)!;
+        doc["cells"]![0]!.AsObject().Remove("subject");
+        File.WriteAllText(summary, doc.ToJsonString());
+        Refused("cells");
+        // A cell whose facts.json is gone: found while the cells are copied, after the run folder was made.
+        File.WriteAllText(summary, good);
+        var facts = JsonNode.Parse(good)!["cells"]![0]!["facts"]!.GetValue<string>();
+        File.Delete(Path.Combine(root, facts));
+        Assert.Contains("is missing", Refused("cells"));
+    }
+
+    [Fact]
     public void DurationsAreRefreshedFromARunAndKeepTheOtherCells()
     {
         using var corpus = new TestCorpus();

@@ -29,7 +29,14 @@ public static class MergeCommand
         }
         else (runId, runDir) = Program.ClaimRunDir(Path.Combine(root, "artifacts"), null);
 
-        var cells = Join(root, runs, selection, runDir);
+        List<CellResult> cells;
+        try { cells = Join(root, runs, selection, runDir); }
+        catch
+        {
+            // A refused merge leaves no half-written run behind.
+            Directory.Delete(runDir, recursive: true);
+            throw;
+        }
         var seconds = runs.Sum(r => r.Seconds);
         var merged = runs.Select(r => (object)new Dictionary<string, object?>
         {
@@ -91,7 +98,9 @@ public static class MergeCommand
         foreach (var r in runs)
             foreach (var c in r.Cells)
             {
-                var key = CellKeyOf(c);
+                string key;
+                try { key = CellKeyOf(c); }
+                catch (InvalidOperationException e) { throw new InputException(r.File, "cells", $"{e.Message}: not a cell a run wrote"); }
                 if (!selection.Contains(key))
                     throw new InputException($"{r.File}: field 'cells': {key} of run {r.RunId} is not in its shard's selection");
                 if (!owner.TryAdd(key, r.RunId))
@@ -107,9 +116,12 @@ public static class MergeCommand
 
     public sealed record ShardSelection(IReadOnlyList<string> Cells, int Count);
 
-    private static string CellKeyOf(JsonElement c) =>
-        Durations.Key(new Model.CellKey(c.GetProperty("repro").GetString()!, c.GetProperty("case").GetString()!,
-                                        c.GetProperty("variant").GetString()!, c.GetProperty("subject").GetString()!));
+    private static string CellKeyOf(JsonElement c)
+    {
+        string Field(string name) => c.ValueKind == JsonValueKind.Object && c.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String
+            ? v.GetString()! : throw new InvalidOperationException($"a cell without '{name}'");
+        return Durations.Key(new Model.CellKey(Field("repro"), Field("case"), Field("variant"), Field("subject")));
+    }
 
     /// <summary>
     /// The cells in plan order, each with its folder copied into the merged run. facts.json is copied with its run's
@@ -124,7 +136,12 @@ public static class MergeCommand
         foreach (var r in runs)
             foreach (var c in r.Cells)
             {
-                var cell = r.Cell(c, root, relOut);
+                CellResult cell;
+                try { cell = r.Cell(c, root, relOut); }
+                catch (Exception e) when (e is KeyNotFoundException or InvalidOperationException or FormatException or JsonException or ArgumentException)
+                {
+                    throw new InputException(r.File, "cells", $"{CellKeyOf(c)}: its records are not what a run writes ({e.GetType().Name}: {e.Message})");
+                }
                 Copy(Path.GetDirectoryName(r.Local(c.GetProperty("facts").GetString()))!, cell.RecordDir!);
                 var facts = Path.Combine(cell.RecordDir!, FactsWriter.FileName);
                 File.WriteAllText(facts, File.ReadAllText(facts).Replace($"artifacts/{r.RunId}/", relOut));

@@ -34,8 +34,27 @@ public sealed class RunRecord
         var schema = doc.TryGetProperty("schema", out var s) && s.ValueKind == JsonValueKind.Number ? s.GetInt32() : -1;
         if (schema != SummaryWriter.SchemaVersion)
             throw new InputException(file, "schema", $"must be {SummaryWriter.SchemaVersion}, found {(schema < 0 ? "none" : schema)}");
-        foreach (var field in new[] { "runId", "host", "seconds", "inputErrors", "cells" })
-            if (!doc.TryGetProperty(field, out _)) throw new InputException(file, field, "missing: not a summary a run wrote");
+        void Expect(JsonElement parent, string field, JsonValueKind kind, string path, bool nullable = false)
+        {
+            if (!parent.TryGetProperty(field, out var v) || (v.ValueKind != kind && !(nullable && v.ValueKind == JsonValueKind.Null)))
+                throw new InputException(file, path, $"missing or not {kind.ToString().ToLowerInvariant()}: not a summary a run wrote");
+        }
+        Expect(doc, "runId", JsonValueKind.String, "runId");
+        Expect(doc, "host", JsonValueKind.String, "host");
+        Expect(doc, "seconds", JsonValueKind.Number, "seconds");
+        Expect(doc, "inputErrors", JsonValueKind.Array, "inputErrors");
+        Expect(doc, "cells", JsonValueKind.Array, "cells");
+        if (doc.TryGetProperty("shard", out var shard) && shard.ValueKind == JsonValueKind.Object)
+        {
+            Expect(shard, "index", JsonValueKind.Number, "shard.index");
+            Expect(shard, "count", JsonValueKind.Number, "shard.count");
+            Expect(shard, "selection", JsonValueKind.Array, "shard.selection");
+            Expect(doc, "checkout", JsonValueKind.Object, "checkout");
+            var checkout = doc.GetProperty("checkout");
+            Expect(checkout, "commit", JsonValueKind.String, "checkout.commit", nullable: true);
+            Expect(checkout, "expected", JsonValueKind.String, "checkout.expected");
+            Expect(checkout, "manifests", JsonValueKind.String, "checkout.manifests");
+        }
         return new RunRecord
         {
             Dir = Path.GetFullPath(dir), RunId = doc.GetProperty("runId").GetString()!, Host = doc.GetProperty("host").GetString()!,

@@ -50,7 +50,10 @@ public sealed class Durations
         if (f.IntOr("schema", null, required: true) != 1) throw f.Error("must be 1", "schema");
         var source = f.StringOr("source", null);
         var cells = new Dictionary<string, double>(StringComparer.Ordinal);
-        using var doc = JsonDocument.Parse(File.ReadAllText(file));
+        using var doc = JsonDocument.Parse(File.ReadAllText(file), new JsonDocumentOptions
+        {
+            CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true,
+        });
         if (!doc.RootElement.TryGetProperty("cells", out var obj) || obj.ValueKind != JsonValueKind.Object)
             throw f.Error("must be an object of \"repro:case variant subject\": seconds", "cells");
         foreach (var p in obj.EnumerateObject())
