@@ -19,6 +19,8 @@ public static class MergeCommand
         if (names.Count == 0) throw new UsageException("merge needs RUN…: the runs of every shard (run ids under artifacts/, or run folders)", "merge");
         var runs = names.Select(n => RunRecord.Load(root, n)).ToList();
         var (selection, errors) = Check(runs);
+        // Listed by shard, whatever order they were given in.
+        runs = [.. runs.OrderBy(r => r.Block("shard")!.Value.GetProperty("index").GetInt32())];
         string runId, runDir;
         if (args.Get("out") is { } out_)
         {
@@ -40,7 +42,7 @@ public static class MergeCommand
         var seconds = runs.Sum(r => r.Seconds);
         var merged = runs.Select(r => (object)new Dictionary<string, object?>
         {
-            ["runId"] = r.RunId, ["host"] = r.Host, ["seconds"] = r.Seconds, ["shard"] = $"{r.Block("shard")!.Value.GetProperty("index")}/{selection.Count}",
+            ["runId"] = r.RunId, ["host"] = r.Host, ["seconds"] = r.Seconds, ["shard"] = $"{r.Block("shard")!.Value.GetProperty("index")}/{selection.Shards}",
         }).ToList();
         var checkout = runs[0].Block("checkout")!.Value;
         var provenance = new Provenance(new Checkout(checkout.GetProperty("commit").GetString(), checkout.GetProperty("expected").GetString()!,
@@ -114,7 +116,8 @@ public static class MergeCommand
         return (new ShardSelection(selection, Count(first)), inputErrors);
     }
 
-    public sealed record ShardSelection(IReadOnlyList<string> Cells, int Count);
+    /// <summary>Every cell of the selection in plan order, and N.</summary>
+    public sealed record ShardSelection(IReadOnlyList<string> Cells, int Shards);
 
     private static string CellKeyOf(JsonElement c)
     {
