@@ -62,6 +62,10 @@ setup() {
   # pwsh.exe: the apphost with pwsh.dll written over its placeholder (the SHA-256 of "foobar", 64 bytes, which the
   # SDK's HostWriter replaces with the app's path, zero-padded), as `dotnet publish` makes an app's .exe.
   cp -r "$tool" "$stage/app"
+  # Get-CimInstance under Wine 8 fails its type initializer (no WMI Management Infrastructure) and then never
+  # returns; Pester's XML reports call it (Get-RunTimeEnvironment). Without CimCmdlets, Pester falls back to "Unknown"
+  # and a script that calls it fails at once instead of hanging.
+  rm -r "$stage/app/Modules/CimCmdlets"
   local placeholder=c3ab8ff13720e8ad9047dd39466b3c8974e592c2fa383d4a3960714caef0c4f2
   local offset; offset=$(grep -obaF "$placeholder" "$host" | cut -d: -f1)
   [[ $offset =~ ^[0-9]+$ ]] || die "$host: the app-path placeholder is not there exactly once"
