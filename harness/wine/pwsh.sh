@@ -89,7 +89,11 @@ run() {
   "$here/template.sh"
   # A private cell: its own prefix (a hard-linked copy of the template), tmpfs TMPDIR and wineserver; down kills every
   # process that carries its WINEPREFIX and removes it all, on any exit.
-  cell=$(mktemp -d "$TMPDIR/wine-pwsh.XXXXXX")   # global: the EXIT trap reads it after run returns
+  # Inside a harness's Wine isolation (CORPUS_WINE_CELL, as harness/wine/run.sh uses it) the cell goes there, so the
+  # harness's teardown and its supervisor take it down even after a SIGKILL; otherwise a folder of our own.
+  # Global: the EXIT trap reads it after run returns.
+  if [[ -n ${CORPUS_WINE_CELL:-} ]]; then cell=$CORPUS_WINE_CELL/run-$$; mkdir -p "$cell"
+  else cell=$(mktemp -d "$TMPDIR/wine-pwsh.XXXXXX"); fi
   trap '"$here/cell.sh" down "$cell" >/dev/null 2>&1; rm -rf "$cell"' EXIT
   trap 'exit 143' TERM INT
   "$here/cell.sh" up "$cell" >/dev/null
