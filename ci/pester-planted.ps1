@@ -76,5 +76,9 @@ try {
     Write-Host "planted: $($plan.Fact) $($plan.Value) fails '$names' with the cell's detail, artifacts and re-run line; $(@($result.Passed).Count) other Its pass"
 }
 finally {
-    Remove-Item -Recurse -Force -LiteralPath $root
+    # Windows (and Wine) may report a folder "not empty" while a file in it is still being deleted: try again briefly.
+    for ($try = 1; ; $try++) {
+        try { Remove-Item -Recurse -Force -LiteralPath $root -ErrorAction Stop; break }
+        catch { if ($try -ge 10) { throw }; Start-Sleep -Milliseconds 200 }
+    }
 }

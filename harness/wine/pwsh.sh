@@ -105,7 +105,8 @@ run() {
   export POWERSHELL_TELEMETRY_OPTOUT=1 POWERSHELL_UPDATECHECK=Off DOTNET_CLI_TELEMETRY_OPTOUT=1 NO_COLOR=1
   # The pinned Pester and the Corpus module first, as ci/pwsh.sh does on Linux.
   export PSModulePath="$(winpath "$root/.cache/powershell/Modules");$(winpath "$root/harness/pester")"
-  local cmd; cmd=$(printf '%q ' "${WINE:-wine}" "$dest/app/pwsh.exe" -NoProfile -NonInteractive "$@")
+  # A wide terminal, so a line is not wrapped at 80 columns into the log.
+  local cmd; cmd="stty cols 500 rows 50; exec $(printf '%q ' "${WINE:-wine}" "$dest/app/pwsh.exe" -NoProfile -NonInteractive "$@")"
   cd "$root"
   # script(1) gives pwsh a pty and returns its exit code (-e); stdin stays /dev/null, so nothing waits on a terminal.
   local rc=0
