@@ -14,6 +14,8 @@ namespace Corpus.Harness.Runner;
 /// run of this harness: a Linux memory cgroup around the whole Wine run (the real cap, since Wine ignores Job Object
 /// memory limits), a private prefix, tmpfs TMPDIR and wineserver (harness/wine/run.sh), and the supervisor if this
 /// harness dies. The same cells go through the Linux harness on `wine` and on `windows`, and the outcomes are compared.
+/// Then PowerShell for Windows under Wine (harness/wine/pwsh.sh) runs the repros' Pester files over the Windows harness's
+/// run, and a copy with one fact planted wrong must fail the It that reads it.
 /// The cells and the outcomes expected of the Windows harness under Wine are in harness/wine/windows-harness.json.
 /// </summary>
 public static class WindowsSmoke
@@ -227,6 +229,25 @@ public static class WindowsSmoke
                               + $"{(got?.Outcome == e.WindowsOutcome ? "ok" : "DIFFERS")}\n    {got?.Detail}\n    why: {e.WindowsReason}");
             if (got?.Outcome != e.WindowsOutcome) failures.Add($"{key}: {got?.Outcome ?? "missing"}, expected {e.WindowsOutcome}");
         }
+        // The repros' Pester files over this run and the planted wrong fact, as under Wine: the pinned pwsh (dotnet tool
+        // run) with the pinned Pester and the Corpus module first on PSModulePath; paths are relative to the checkout.
+        Directory.SetCurrentDirectory(root);
+        Environment.SetEnvironmentVariable("PSModulePath", string.Join(';', Path.Combine(root, ".cache", "powershell", "Modules"),
+            Path.Combine(root, "harness", "pester"), Environment.GetEnvironmentVariable("PSModulePath") ?? ""));
+        var pesterRepros = string.Join(',', expects.Select(e => e.Repro).Distinct());
+        foreach (var (label, script) in new (string, string[])[]
+                 {
+                     ("pester", ["ci/pester.ps1", "-Run", id, "-Repro", pesterRepros]),
+                     ("pester-planted", ["ci/pester-planted.ps1", "-Run", id, "-Windows"]),
+                 })
+        {
+            var ps = ToolRunner.Instance.Run("dotnet", ["tool", "run", "pwsh", "-NoProfile", "-NonInteractive", "-File", .. script], TimeSpan.FromMinutes(10));
+            Console.WriteLine(ps.Stdout.TrimEnd());
+            if (ps.ExitCode != 0) failures.Add($"{label}: {ps.Describe(label)}");
+        }
+        var tally = PesterTally(Path.Combine(root, "artifacts", id, "pester.junit.xml"));
+        Console.WriteLine(tally is null ? "pester: no JUnit XML" : $"pester: {tally.Passed} passed, {tally.Failed} failed, {tally.Skipped} skipped");
+        if (tally is null || tally.Passed == 0) failures.Add("pester: no It passed");
         foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
         Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; artifacts/{id}");
         return failures.Count == 0 ? 0 : 1;
