@@ -35,12 +35,12 @@ setup() {
     echo '  <PropertyGroup><TargetFramework>net$(BundledNETCoreAppTargetFrameworkVersion)</TargetFramework></PropertyGroup>'
     echo '  <ItemGroup>'
     for p in "${packs[@]}"; do echo "    <PackageDownload Include=\"$p\" Version=\"[$runtime]\" />"; done
+    # The tool's package too: the same package `dotnet tool restore` fetches for Linux, of which this uses win/.
+    echo "    <PackageDownload Include=\"PowerShell\" Version=\"[$pwsh_version]\" />"
     echo '  </ItemGroup>'
     echo '</Project>'
   } > "$work/dl.csproj"
-  # The tool's package itself comes from `dotnet tool restore` (ci/setup.sh); here it is only looked up.
-  (cd "$root" && dotnet tool restore >/dev/null) || die "dotnet tool restore failed"
-  dotnet restore "$work/dl.csproj" --nologo -v q >"$work/restore.log" 2>&1 || { cat "$work/restore.log" >&2; die "restoring the win-x64 packs $runtime failed"; }
+  dotnet restore "$work/dl.csproj" --nologo -v q >"$work/restore.log" 2>&1 || { cat "$work/restore.log" >&2; die "restoring the win-x64 packs $runtime and PowerShell $pwsh_version failed"; }
   local nuget; nuget=$(dotnet nuget locals global-packages --list | sed -n 's/^global-packages: //p'); nuget=${nuget%/}
   local fx=$nuget/microsoft.netcore.app.runtime.win-x64/$runtime/runtimes/win-x64
   local wd=$nuget/microsoft.windowsdesktop.app.runtime.win-x64/$runtime/runtimes/win-x64
