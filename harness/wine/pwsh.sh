@@ -100,7 +100,8 @@ run() {
   local k v
   while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$cell/env"
   export DOTNET_ROOT=$(winpath "$dest/root") DOTNET_MULTILEVEL_LOOKUP=0
-  # Wine 8 and .NET's W^X double mapping of JIT code: off, as the lead's first runs had it.
+  # With .NET's W^X double mapping of JIT code on (the default), pwsh under Wine 8 dies at its first finalizer run:
+  # "Internal CLR error (0x80131506)" in DynamicResolver+DestroyScout.Finalize, exit 2 (2 of 2 runs).
   export DOTNET_EnableWriteXorExecute=0
   export POWERSHELL_TELEMETRY_OPTOUT=1 POWERSHELL_UPDATECHECK=Off DOTNET_CLI_TELEMETRY_OPTOUT=1 NO_COLOR=1
   # The pinned Pester and the Corpus module first, as ci/pwsh.sh does on Linux.
