@@ -46,8 +46,11 @@ ci/pwsh.sh -Command '$c = New-PesterConfiguration; $c.Run.Path = "harness/pester
                      $c.Output.Verbosity = "Detailed"; Invoke-Pester -Configuration $c'
 
 # The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
-# with the Linux harness's outcomes (docs/wine.md, "The harness as a Windows program").
+# with the Linux harness's outcomes, then the repros' Pester files under PowerShell for Windows over that run (docs/wine.md,
+# "The harness as a Windows program").
 ci/publish-windows-harness.sh
+# PowerShell for Windows on a win-x64 .NET root from NuGet packs, for the smoke's Pester run (assembled once).
+harness/wine/pwsh.sh setup
 smoke=build/winsmoke.log
 dotnet build/harness/corpus/corpus.dll winsmoke | tee "$smoke"
 # A CI reader searching the log for "failed" must find only real failures: the inner Windows harness's own gate
