@@ -38,7 +38,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect compare
 setup:
 	@ci/setup.sh
 
@@ -78,6 +78,15 @@ SUBJECTS ?=
 bisect: setup
 	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep) \
 	  $(foreach e,$(ENV),--env '$(e)')
+
+# A patch's effect: every selected cell on BASE and NEW, each fixed, regressed, unchanged, changed or inconclusive;
+# exit 1 when any regressed. make compare BASE=net8 NEW=coreclr:/my/root [REPRO=…] [CASE=…] [ROUNDS=N].
+BASE ?=
+NEW ?=
+ROUNDS ?=
+compare: setup
+	$(CORPUS) compare --base '$(BASE)' --new '$(NEW)' $(if $(REPRO),--repro '$(REPRO)') $(if $(CASE),--case '$(CASE)') \
+	  $(if $(VARIANT),--variant '$(VARIANT)') $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(KEEP),--keep) $(foreach e,$(ENV),--env '$(e)')
 
 validate: setup
 	$(CORPUS) validate

@@ -38,6 +38,7 @@ public static class Program
                                          args.Has("json"), Console.Out, Console.Error),
                 "clean" => Clean(root),
                 "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
+                "compare" => await Compare.RunAsync(root, args, SignatureFamilies.Default),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
                                                           m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),

@@ -1,0 +1,180 @@
+using System.Globalization;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>What `corpus compare` says of one cell between a base subject and a new one.</summary>
+public enum CompareVerdict
+{
+    /// <summary>Reproduced on base, clean on new.</summary>
+    Fixed,
+    /// <summary>Clean on base, and reproduced or failing another way (wrong-failure) on new.</summary>
+    Regressed,
+    /// <summary>The same outcome, and no figure moved beyond its interval and noise floor.</summary>
+    Unchanged,
+    /// <summary>The same outcome, and a figure moved beyond its interval and noise floor.</summary>
+    Changed,
+    /// <summary>The two cannot be told apart or judged: an error or unsupported side, mixed rounds, an undecided test.</summary>
+    Inconclusive,
+}
+
+/// <summary>One figure of a cell on both subjects, and how they differ.</summary>
+/// <param name="Effect">"difference" (new − base) or "ratio" (new / base), with its 95% interval.</param>
+/// <param name="P">The exact test's two-sided p, where there is one.</param>
+/// <param name="Differs">The effect's interval excludes no change (0 or 1), and it is beyond the noise floor.</param>
+public sealed record FigureComparison(string Name, Interval? Base, Interval? New, string Effect, Interval? Change, double? P, bool Differs,
+                                      string? Note = null)
+{
+    private static string F(double x) => x.ToString(Math.Abs(x) >= 100 ? "0" : "0.###", CultureInfo.InvariantCulture);
+    private static string I(Interval? i) => i is null ? "—" : i.Low == i.High ? F(i.Value) : $"{F(i.Value)} [{F(i.Low)}, {F(i.High)}]";
+
+    public override string ToString() =>
+        $"{Name} {I(Base)} → {I(New)}; {Effect} {I(Change)}{(P is { } p ? $", p={p.ToString("0.####", CultureInfo.InvariantCulture)}" : "")}"
+        + $"{(Differs ? ", differs" : ", no difference")}{(Note is null ? "" : $" ({Note})")}";
+}
+
+/// <param name="Decided">False when more runs could still decide (a race's exact test); the compare runs another round.</param>
+/// <param name="Plot">How the cell's series of both subjects are plotted on one axis (None: no series).</param>
+public sealed record CellComparison(CompareVerdict Verdict, string Detail)
+{
+    public IReadOnlyList<FigureComparison> Figures { get; init; } = [];
+    public bool Decided { get; init; } = true;
+    public PlotScale Plot { get; init; }
+}
+
+/// <summary>
+/// How many times `corpus compare` runs a cell on each subject: rounds (each one a whole cell run, pooled by the
+/// family), at least <see cref="MinRounds"/>, then more until the comparison is decided or the budget ends.
+/// </summary>
+/// <param name="ForceRuns">Races: exactly this many runs per round (a rate, not a first hit).</param>
+/// <param name="BudgetSec">Wall time for the cell's rounds on both subjects together; no new round starts after it.</param>
+/// <param name="Budget">The budget in words, for the output.</param>
+public sealed record ComparePlan(int MinRounds, int MaxRounds, int? ForceRuns, double BudgetSec, string Budget)
+{
+    public static readonly ComparePlan Once = new(1, 1, null, double.MaxValue, "one run of the cell per subject");
+}
+
+/// <summary>
+/// The comparisons families share: by outcomes, then by figures. A family with figures calls these from its
+/// <see cref="ISignatureFamily.Compare"/>; a family without keeps the default (outcomes only).
+/// </summary>
+public static class Comparisons
+{
+    /// <summary>Exponents (or factors) whose difference is smaller than this are the same, however narrow the interval.</summary>
+    public const double SlopeNoiseFloor = 0.15;
+
+    /// <summary>Ratios of a per-run figure within this factor of 1 are the same (a shared 2-core host moves times that much).</summary>
+    public const double RatioNoiseFloor = 1.25;
+
+    public const double Alpha = 0.05;
+
+    /// <summary>One outcome for a subject's rounds: theirs when they agree; null when they do not (a flaky cell).</summary>
+    public static Outcome? Pooled(IReadOnlyList<Verdict> rounds) =>
+        rounds.Count > 0 && rounds.All(r => r.Outcome == rounds[0].Outcome) ? rounds[0].Outcome : null;
+
+    private static string Describe(IReadOnlyList<Verdict> rounds) => Pooled(rounds) is { } o ? o.Name()
+        : string.Join(", ", rounds.GroupBy(r => r.Outcome).Select(g => $"{g.Key.Name()} in {g.Count()} of {rounds.Count} rounds"));
+
+    /// <summary>
+    /// The verdict from the two outcomes alone; null when they are the same, decidable outcome (then the figures
+    /// decide between unchanged and changed).
+    /// </summary>
+    public static CellComparison? ByOutcome(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new)
+    {
+        var (b, n) = (Pooled(@base), Pooled(@new));
+        var what = $"base {Describe(@base)}, new {Describe(@new)}";
+        if (b is null || n is null) return new(CompareVerdict.Inconclusive, $"{what}: the rounds disagree");
+        if (b is Outcome.Error or Outcome.Unsupported || n is Outcome.Error or Outcome.Unsupported)
+            return new(CompareVerdict.Inconclusive, $"{what}: {(b is Outcome.Error or Outcome.Unsupported ? "base" : "new")} could not be judged "
+                                                   + $"({(b is Outcome.Error or Outcome.Unsupported ? @base : @new)[0].Detail})");
+        if (b == n) return null;
+        return (b, n) switch
+        {
+            (Outcome.Reproduced, Outcome.Clean) => new(CompareVerdict.Fixed, what),
+            (Outcome.Clean, Outcome.Reproduced) => new(CompareVerdict.Regressed, what),
+            (Outcome.Clean, Outcome.WrongFailure) => new(CompareVerdict.Regressed, $"{what}: it fails another way now"),
+            _ => new(CompareVerdict.Inconclusive, $"{what}: neither a fix nor a regression of this bug"),
+        };
+    }
+
+    /// <summary>The default of a family without figures: outcomes only.</summary>
+    public static CellComparison OfOutcomes(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) =>
+        ByOutcome(@base, @new) ?? new(CompareVerdict.Unchanged, $"both {Pooled(@base)!.Value.Name()}");
+
+    /// <summary>Outcomes first; with the same outcome, changed when any figure differs.</summary>
+    public static CellComparison WithFigures(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new, IReadOnlyList<FigureComparison> figures,
+                                             PlotScale plot = PlotScale.None)
+    {
+        var byOutcome = ByOutcome(@base, @new);
+        var moved = figures.Where(f => f.Differs).Select(f => f.Name).ToList();
+        var verdict = byOutcome ?? (moved.Count > 0
+            ? new CellComparison(CompareVerdict.Changed, $"both {Pooled(@base)!.Value.Name()}; {string.Join(", ", moved)} moved beyond the interval")
+            : new CellComparison(CompareVerdict.Unchanged, $"both {Pooled(@base)!.Value.Name()}"));
+        return verdict with { Figures = figures, Plot = plot };
+    }
+
+    /// <summary>A per-run figure of each round on both subjects: the ratio new/base with its interval over runs.</summary>
+    public static FigureComparison? RatioOf(string name, IReadOnlyList<double> @base, IReadOnlyList<double> @new)
+    {
+        if (@base.Count == 0 || @new.Count == 0) return null;
+        var ratio = CompareStatistics.Ratio(@base, @new);
+        static Interval Spread(IReadOnlyList<double> xs) => new(CompareStatistics.Median(xs), xs.Min(), xs.Max());
+        var differs = ratio is not null && !ratio.Contains(1) && (ratio.Value >= RatioNoiseFloor || ratio.Value <= 1 / RatioNoiseFloor);
+        return new FigureComparison(name, Spread(@base), Spread(@new), "ratio", ratio, null, differs,
+                                    ratio is null ? "an interval needs 2 runs or more on each side" : null);
+    }
+
+    /// <summary>
+    /// A sweep's slope on both subjects (exponent, or log factor per level), each with a bootstrap interval, and their
+    /// difference. Exponential slopes are reported as factors (exp of the log slope).
+    /// </summary>
+    public static FigureComparison? Slopes(string name, IReadOnlyList<(double N, double Y)> @base, IReadOnlyList<(double N, double Y)> @new,
+                                           bool exponential)
+    {
+        if (CompareStatistics.PairSlopes(@base, exponential).Count == 0 || CompareStatistics.PairSlopes(@new, exponential).Count == 0) return null;
+        // Seeded from the data, so a comparison is reproducible and two cells do not share draws.
+        var seed = @base.Concat(@new).Aggregate(17, (h, p) => HashCode.Combine(h, p.N, Math.Round(p.Y, 9)));
+        var (b, bDraws) = CompareStatistics.BootstrapSlope(@base, exponential, seed);
+        var (n, nDraws) = CompareStatistics.BootstrapSlope(@new, exponential, seed + 1);
+        var diff = CompareStatistics.Difference(b.Value, bDraws, n.Value, nDraws, seed + 2);
+        var floor = exponential ? Math.Log(1 + SlopeNoiseFloor) : SlopeNoiseFloor;
+        var differs = !diff.Contains(0) && Math.Abs(diff.Value) >= floor;
+        if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs);
+        static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High));
+        return new FigureComparison(name, Exp(b), Exp(n), "ratio", Exp(diff), null, differs);
+    }
+
+    /// <summary>
+    /// Races: both rates with Wilson intervals and Fisher's exact test. Decided when p &lt; 0.05, or when neither
+    /// subject hit at all (both clean by the family's own count); otherwise more runs may decide.
+    /// </summary>
+    public static CellComparison Rates(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new, Func<Verdict, (int Hits, int Runs)?> count)
+    {
+        (int Hits, int Runs) Sum(IReadOnlyList<Verdict> vs) =>
+            vs.Select(count).OfType<(int Hits, int Runs)>().Aggregate((0, 0), (a, x) => (a.Item1 + x.Hits, a.Item2 + x.Runs));
+        var (bh, br) = Sum(@base);
+        var (nh, nr) = Sum(@new);
+        var wb = RaceStatistics.Wilson(bh, br);
+        var wn = RaceStatistics.Wilson(nh, nr);
+        var p = CompareStatistics.FisherExact(bh, br, nh, nr);
+        var differs = br > 0 && nr > 0 && p < Alpha;
+        var figure = new FigureComparison("rate", new Interval(wb.Point, wb.Low, wb.High), new Interval(wn.Point, wn.Low, wn.High),
+                                          "difference", new Interval(wn.Point - wb.Point, wn.Point - wb.Point, wn.Point - wb.Point), p, differs,
+                                          $"{bh}/{br} against {nh}/{nr}, Fisher's exact test");
+        var rates = $"{bh}/{br} → {nh}/{nr}, p={p.ToString("0.####", CultureInfo.InvariantCulture)}";
+        // A run that failed another way stops a race: the outcomes decide then.
+        var (bo, no) = (Pooled(@base), Pooled(@new));
+        if (bo is not (Outcome.Reproduced or Outcome.Clean or null) || no is not (Outcome.Reproduced or Outcome.Clean or null)
+            || br == 0 || nr == 0)
+            return (ByOutcome(@base, @new) ?? new(CompareVerdict.Unchanged, $"both {bo!.Value.Name()}")) with { Figures = [figure] };
+        if (differs)
+        {
+            var verdict = nh > 0 && bh == 0 ? CompareVerdict.Regressed : nh == 0 && bh > 0 ? CompareVerdict.Fixed : CompareVerdict.Changed;
+            var dir = nh * (double)br > bh * (double)nr ? "rose" : "fell";
+            return new(verdict, $"the rate {dir}: {rates} < {Alpha}") { Figures = [figure] };
+        }
+        if (bh == 0 && nh == 0) return new(CompareVerdict.Unchanged, $"no hit on either: {rates}") { Figures = [figure] };
+        // Not different at 95%; more runs may still tell them apart.
+        return new(CompareVerdict.Inconclusive, $"the rates do not differ at 95% yet: {rates}") { Figures = [figure], Decided = false };
+    }
+}
