@@ -29,11 +29,11 @@ public sealed class CompareStatisticsTests
     public void FishersExactTestRefusesImpossibleCounts() =>
         Assert.Throws<ArgumentOutOfRangeException>(() => CompareStatistics.FisherExact(5, 4, 0, 4));
 
-    /// <summary>t = c · n^1.5 · e^noise, noise ~ N(0, 0.05²), seeded: the truth is 1.5.</summary>
-    private static List<(double N, double Y)> Sweep(double exponent, int seed, double sd = 0.05)
+    /// <summary>t = c · n^truth · e^noise, noise ~ N(0, sd²), seeded: a sweep whose true exponent is known.</summary>
+    private static List<(double N, double Y)> Sweep(double exponent, int seed, double sd = 0.05, int sizes = 4)
     {
         var random = new Random(seed);
-        return new[] { 50_000.0, 100_000, 200_000, 400_000 }.Select(n =>
+        return Enumerable.Range(0, sizes).Select(i => 50_000.0 * Math.Pow(2, i)).Select(n =>
         {
             var z = Math.Sqrt(-2 * Math.Log(1 - random.NextDouble())) * Math.Cos(2 * Math.PI * random.NextDouble());
             return (n, 1e-9 * Math.Pow(n, exponent) * Math.Exp(sd * z));
@@ -41,23 +41,42 @@ public sealed class CompareStatisticsTests
     }
 
     [Theory]
-    [InlineData(1.5)]
-    [InlineData(1.0)]
-    [InlineData(2.0)]
-    public void TheBootstrapIntervalHoldsTheTrueExponent(double truth)
+    // 4 sizes: all 6 pair slopes, 1 − 2/4! = 91.7% (the most 4 sizes give); 6 sizes: 95% or more.
+    [InlineData(1.5, 4, 0.9167, 880)]
+    [InlineData(1.0, 4, 0.9167, 880)]
+    [InlineData(2.0, 6, 0.9833, 950)]
+    public void SensIntervalHoldsTheTrueExponentAsOftenAsItSays(double truth, int sizes, double confidence, int atLeast)
     {
-        // Over many synthetic sweeps, not one lucky seed: at least 90 of 100 intervals hold the truth.
-        var held = Enumerable.Range(0, 100).Count(seed => CompareStatistics.BootstrapSlope(Sweep(truth, seed), false, seed).Slope.Contains(truth));
-        Assert.True(held >= 90, $"{held} of 100 intervals hold {truth}");
-        // And it is an interval that can miss: a linear sweep's never holds 1.5.
-        Assert.DoesNotContain(Enumerable.Range(0, 100), seed => CompareStatistics.BootstrapSlope(Sweep(1.0, seed), false, seed).Slope.Contains(1.5));
+        var intervals = Enumerable.Range(0, 1000).Select(seed => CompareStatistics.SenSlope(Sweep(truth, seed, sizes: sizes), false)).ToList();
+        Assert.All(intervals, i => Assert.Equal(confidence, i.Confidence, 4));
+        var held = intervals.Count(i => i.Contains(truth));
+        Assert.True(held >= atLeast, $"{held} of 1000 intervals hold {truth}");
+        // It can miss: a linear sweep's interval never holds 1.5.
+        Assert.DoesNotContain(Enumerable.Range(0, 1000), seed => CompareStatistics.SenSlope(Sweep(1.0, seed, sizes: sizes), false).Contains(1.5));
     }
 
     [Fact]
-    public void TheBootstrapIsReproducible()
+    public void KendallsInversionCountsAreTheMahonianNumbers()
+    {
+        // Permutations of 4 by inversions: 1, 3, 5, 6, 5, 3, 1 of 24.
+        var cdf = CompareStatistics.InversionCdf(4);
+        Assert.Equal([1 / 24.0, 4 / 24.0, 9 / 24.0, 15 / 24.0, 20 / 24.0, 23 / 24.0, 1], cdf.Select(x => Math.Round(x, 12)).ToArray(),
+                     new ToleranceComparer(1e-12));
+    }
+
+    private sealed class ToleranceComparer(double tolerance) : IEqualityComparer<double>
+    {
+        public bool Equals(double a, double b) => Math.Abs(a - b) <= tolerance;
+        public int GetHashCode(double d) => 0;
+    }
+
+    [Fact]
+    public void AtFourSizesTheIntervalSpansEveryPairSlope()
     {
         var points = Sweep(1.9, 7, 0.1);
-        Assert.Equal(CompareStatistics.BootstrapSlope(points, false, 3).Slope, CompareStatistics.BootstrapSlope(points, false, 3).Slope);
+        var slopes = CompareStatistics.PairSlopes(points, false);
+        var i = CompareStatistics.SenSlope(points, false);
+        Assert.Equal((slopes.Min(), slopes.Max(), CompareStatistics.Median(slopes)), (i.Low, i.High, i.Value));
     }
 
     [Fact]
@@ -65,7 +84,7 @@ public sealed class CompareStatisticsTests
     {
         // Doubling per level: every pair's log slope is ln 2.
         var points = Enumerable.Range(10, 5).Select(n => ((double)n, Math.Pow(2, n) * 1e-3)).ToList();
-        var (slope, _) = CompareStatistics.BootstrapSlope(points, true, 1);
+        var slope = CompareStatistics.SenSlope(points, true);
         Assert.Equal(Math.Log(2), slope.Value, 9);
         Assert.Equal(Math.Log(2), slope.Low, 9);
     }

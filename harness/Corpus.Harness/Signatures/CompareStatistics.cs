@@ -3,13 +3,16 @@ namespace Corpus.Harness.Signatures;
 /// <summary>An estimate with its 95% interval.</summary>
 public sealed record Interval(double Value, double Low, double High)
 {
+    /// <summary>The interval's confidence: 0.95 unless the data cannot give that much (4 sizes of a sweep).</summary>
+    public double Confidence { get; init; } = 0.95;
+
     public bool Contains(double x) => Low <= x && x <= High;
     public override string ToString() => FormattableString.Invariant($"{Value:0.###} [{Low:0.###}, {High:0.###}]");
 }
 
 /// <summary>
-/// The statistics of `corpus compare`: Fisher's exact test for two rates, a seeded bootstrap of the median pair
-/// slope (Theil–Sen) for sweeps, and a Welch interval of a ratio of per-run figures.
+/// The statistics of `corpus compare`: Fisher's exact test for two rates, Sen's distribution-free interval of the
+/// median pair slope (Theil–Sen) for sweeps, and a Welch interval of a ratio of per-run figures.
 /// </summary>
 public static class CompareStatistics
 {
@@ -60,44 +63,45 @@ public static class CompareStatistics
         return s.Count % 2 == 1 ? s[s.Count / 2] : (s[s.Count / 2 - 1] + s[s.Count / 2]) / 2;
     }
 
-    public const int BootstrapDraws = 4000;
-
     /// <summary>
-    /// The median pair slope and a 95% percentile bootstrap interval: the pair slopes resampled with replacement,
-    /// the median of each resample. Seeded, so the same points always give the same interval.
+    /// The median pair slope (Theil–Sen, as the complexity verdict) with Sen's distribution-free interval: the pair
+    /// slopes ordered, k trimmed from each end, where the number of pair slopes below the true slope is Kendall's
+    /// count of inversions (Mahonian) whenever the errors are independent and alike. The interval is the narrowest
+    /// whose confidence is at least 95%; 4 sizes cannot reach that (all 6 slopes give 1 − 2/4! = 91.7%), and the
+    /// confidence is then what they can give, and says so. A percentile bootstrap over the same 6 pair slopes was
+    /// measured to hold the true slope in only 80–85% of synthetic sweeps, so it is not used.
     /// </summary>
-    public static (Interval Slope, double[] Draws) BootstrapSlope(IReadOnlyList<(double N, double Y)> points, bool exponential, int seed)
+    public static Interval SenSlope(IReadOnlyList<(double N, double Y)> points, bool exponential)
     {
         var slopes = PairSlopes(points, exponential);
         if (slopes.Count == 0) throw new ArgumentException("a slope needs two distinct sizes");
-        var random = new Random(seed);
-        var draws = new double[BootstrapDraws];
-        var sample = new double[slopes.Count];
-        for (var d = 0; d < draws.Length; d++)
+        slopes.Sort();
+        var n = points.Select(p => p.N).Distinct().Count();
+        var cdf = InversionCdf(n);
+        // Trimming k slopes from each end misses the truth below with P(inversions ≤ k), and as often above.
+        var k = 0;
+        while (k + 1 < cdf.Length && slopes.Count - 2 * (k + 1) >= 1 && 1 - 2 * cdf[k + 1] >= 0.95) k++;
+        var confidence = 1 - 2 * cdf[k];
+        return new Interval(Median(slopes), slopes[k], slopes[^(k + 1)]) { Confidence = Math.Round(confidence, 4) };
+    }
+
+    /// <summary>P(inversions ≤ k) of a random permutation of n, for k = 0 … n(n−1)/2 (the Mahonian numbers over n!).</summary>
+    public static double[] InversionCdf(int n)
+    {
+        var counts = new double[] { 1 };
+        for (var m = 2; m <= n; m++)
         {
-            for (var i = 0; i < sample.Length; i++) sample[i] = slopes[random.Next(slopes.Count)];
-            draws[d] = Median(sample);
+            // Inserting the m-th element adds 0 … m−1 inversions.
+            var next = new double[counts.Length + m - 1];
+            for (var i = 0; i < counts.Length; i++)
+                for (var add = 0; add < m; add++) next[i + add] += counts[i];
+            counts = next;
         }
-        Array.Sort(draws);
-        return (new Interval(Median(slopes), Percentile(draws, 0.025), Percentile(draws, 0.975)), draws);
-    }
-
-    /// <summary>The difference of two bootstrap distributions drawn independently: its 95% interval.</summary>
-    public static Interval Difference(double a, double[] drawsA, double b, double[] drawsB, int seed)
-    {
-        var random = new Random(seed);
-        var diff = new double[Math.Min(drawsA.Length, drawsB.Length)];
-        for (var i = 0; i < diff.Length; i++) diff[i] = drawsB[random.Next(drawsB.Length)] - drawsA[random.Next(drawsA.Length)];
-        Array.Sort(diff);
-        return new Interval(b - a, Percentile(diff, 0.025), Percentile(diff, 0.975));
-    }
-
-    public static double Percentile(double[] sorted, double q)
-    {
-        var pos = q * (sorted.Length - 1);
-        var lo = (int)Math.Floor(pos);
-        var hi = Math.Min(lo + 1, sorted.Length - 1);
-        return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - lo);
+        var total = counts.Sum();
+        var cdf = new double[counts.Length];
+        double run = 0;
+        for (var i = 0; i < counts.Length; i++) cdf[i] = (run += counts[i]) / total;
+        return cdf;
     }
 
     /// <summary>

@@ -125,23 +125,24 @@ public static class Comparisons
     }
 
     /// <summary>
-    /// A sweep's slope on both subjects (exponent, or log factor per level), each with a bootstrap interval, and their
-    /// difference. Exponential slopes are reported as factors (exp of the log slope).
+    /// A sweep's slope on both subjects (exponent, or log factor per level) with Sen's interval each, and their
+    /// difference: it differs when the intervals do not overlap and the difference is beyond the noise floor.
+    /// Exponential slopes are reported as factors (exp of the log slope), and their change as a ratio.
     /// </summary>
     public static FigureComparison? Slopes(string name, IReadOnlyList<(double N, double Y)> @base, IReadOnlyList<(double N, double Y)> @new,
                                            bool exponential)
     {
         if (CompareStatistics.PairSlopes(@base, exponential).Count == 0 || CompareStatistics.PairSlopes(@new, exponential).Count == 0) return null;
-        // Seeded from the data, so a comparison is reproducible and two cells do not share draws.
-        var seed = @base.Concat(@new).Aggregate(17, (h, p) => HashCode.Combine(h, p.N, Math.Round(p.Y, 9)));
-        var (b, bDraws) = CompareStatistics.BootstrapSlope(@base, exponential, seed);
-        var (n, nDraws) = CompareStatistics.BootstrapSlope(@new, exponential, seed + 1);
-        var diff = CompareStatistics.Difference(b.Value, bDraws, n.Value, nDraws, seed + 2);
+        var (b, n) = (CompareStatistics.SenSlope(@base, exponential), CompareStatistics.SenSlope(@new, exponential));
+        // Every value both intervals allow: it holds the true difference whenever both hold their slopes.
+        var diff = new Interval(n.Value - b.Value, n.Low - b.High, n.High - b.Low) { Confidence = Math.Round(b.Confidence * n.Confidence, 4) };
         var floor = exponential ? Math.Log(1 + SlopeNoiseFloor) : SlopeNoiseFloor;
         var differs = !diff.Contains(0) && Math.Abs(diff.Value) >= floor;
-        if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs);
-        static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High));
-        return new FigureComparison(name, Exp(b), Exp(n), "ratio", Exp(diff), null, differs);
+        var note = b.Confidence < 0.95 || n.Confidence < 0.95
+            ? $"Sen's intervals at {b.Confidence:P1} and {n.Confidence:P1}, the most {@base.Count} and {@new.Count} sizes give" : "Sen's intervals";
+        if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs, note);
+        static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High)) { Confidence = i.Confidence };
+        return new FigureComparison(name, Exp(b), Exp(n), "ratio", Exp(diff), null, differs, note);
     }
 
     /// <summary>

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# The planted regression (issue 26, 4e): .NET 10 as the base and Mono as the "patched" build of
+# binaryformatter-quadratic's deserialize sweep. `corpus compare` must say `regressed`, give both exponents with
+# their intervals, and exit 1. Only the deserialize case runs: the idgen-limit case adds minutes and proves nothing
+# more about compare.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export TMPDIR=${TMPDIR:-$PWD/build/tmp}
+id="compare-planted-$(date -u +%Y%m%d-%H%M%S)-$$"
+mkdir -p build
+dotnet build/harness/corpus/corpus.dll compare --base net10 --new mono --repro binaryformatter-quadratic --case deserialize --run-id "$id" \
+  | tee build/compare-planted.out
+code=${PIPESTATUS[0]}
+json="artifacts/$id/compare.json"
+fail() { echo "compare-planted: $*" >&2; exit 1; }
+[[ $code == 1 ]] || fail "corpus compare exited $code, not 1 (a regression)"
+[[ -f $json ]] || fail "no $json"
+jq -e '.cells | length == 1' "$json" >/dev/null || fail "$json: expected exactly the deserialize cell"
+cell='.cells[0]'
+[[ $(jq -r "$cell.verdict" "$json") == regressed ]] || fail "$json: verdict $(jq -r "$cell.verdict" "$json"), not regressed"
+# Both exponents with their intervals: net10 linear (under cleanMax 1.3), Mono quadratic (over reproducedMin 1.7).
+jq -e "$cell.figures[0] | .name == \"exponent\" and .differs
+       and .base.low <= .base.value and .base.value <= .base.high and .base.high < 1.3
+       and .new.low <= .new.value and .new.value <= .new.high and .new.low > 1.7" "$json" >/dev/null \
+  || fail "$json: the exponents are not as planted: $(jq -c "$cell.figures" "$json")"
+grep -q "^binaryformatter-quadratic:deserialize .* REGRESSED .*exponent" build/compare-planted.out || fail "the table shows no regressed deserialize row"
+[[ -f artifacts/$id/compare.md && -f artifacts/$id/junit.xml ]] || fail "compare.md or junit.xml missing"
+grep -q '<failure message="regressed' "artifacts/$id/junit.xml" || fail "junit.xml has no failing regressed testcase"
+echo "compare-planted: regressed, exponents $(jq -r "$cell.figures[0] | \"\(.base.value) [\(.base.low), \(.base.high)] → \(.new.value) [\(.new.low), \(.new.high)]\"" "$json"), exit 1, as planted"
