@@ -116,8 +116,8 @@ public sealed class CompareVerdictTests
     private static Verdict Process(Outcome o, double wall = 1.0, double peak = 50) =>
         new(o, o.Name()) { Facts = new ProcessFacts("exit 0", wall, peak, null, new Dictionary<string, double>()) };
 
-    private static Verdict Race(Outcome o, int hits, int runs) =>
-        new(o, $"{hits}/{runs}") { Facts = new RaceFacts(hits, runs, (double)hits / runs, [0, 1], runs, null, 0.05, 1, 0.1, null, "RUNS") };
+    private static Verdict Race(Outcome o, int hits, int runs, double epsilon = 0.05) =>
+        new(o, $"{hits}/{runs}") { Facts = new RaceFacts(hits, runs, (double)hits / runs, [0, 1], runs, null, epsilon, 1, 0.1, null, "RUNS") };
 
     private static Verdict Sweep(Outcome o, double exponent, int seed = 1)
     {
@@ -221,8 +221,9 @@ public sealed class CompareVerdictTests
     [Fact]
     public async Task AnUndecidedRaceEndsAtItsBudgetAndSaysSo()
     {
+        // Epsilon 0.01: 3 rounds cannot show two rates of 5% the same within ±1%.
         var (c, rounds) = await Compare.DecideAsync(Family("statistics"), ThreeRounds,
-            _ => Task.FromResult((Race(Outcome.Reproduced, 3, 59), Race(Outcome.Reproduced, 3, 59))), () => 0);
+            _ => Task.FromResult((Race(Outcome.Reproduced, 3, 59, 0.01), Race(Outcome.Reproduced, 3, 59, 0.01))), () => 0);
         Assert.Equal(3, rounds);
         Assert.Equal(CompareVerdict.Unchanged, c.Verdict);
         Assert.Contains("undecided when the budget ended (3 rounds)", c.Detail);
@@ -230,6 +231,28 @@ public sealed class CompareVerdictTests
         var (open, _) = await Compare.DecideAsync(Family("statistics"), ThreeRounds,
             i => Task.FromResult((Race(Outcome.Clean, 0, 59), i == 0 ? Race(Outcome.Reproduced, 1, 59) : Race(Outcome.Clean, 0, 59))), () => 0);
         Assert.Equal(CompareVerdict.Inconclusive, open.Verdict);
+    }
+
+    [Fact]
+    public async Task RatesShownTheSameWithinEpsilonStopTheRounds()
+    {
+        // 59 of 59 on both: one round leaves a difference of up to 6% possible, two rounds bound it within ±5%.
+        var (c, rounds) = await Compare.DecideAsync(Family("statistics"), ThreeRounds,
+            _ => Task.FromResult((Race(Outcome.Reproduced, 59, 59), Race(Outcome.Reproduced, 59, 59))), () => 0);
+        Assert.Equal(2, rounds);
+        Assert.Equal(CompareVerdict.Unchanged, c.Verdict);
+        Assert.Contains("the same within ±0.05", c.Detail);
+        Assert.True(c.Figures[0].Change!.Low > -0.05 && c.Figures[0].Change!.High >= 0, c.Figures[0].ToString());
+    }
+
+    [Fact]
+    public async Task TheBudgetEndsTheRoundsWhateverTheTestSays()
+    {
+        var clock = 0.0;
+        var (c, rounds) = await Compare.DecideAsync(Family("statistics"), new ComparePlan(1, 10, 59, 100, "100 s"),
+            _ => { clock += 60; return Task.FromResult((Race(Outcome.Reproduced, 3, 59, 0.01), Race(Outcome.Reproduced, 4, 59, 0.01))); }, () => clock);
+        Assert.Equal(2, rounds);
+        Assert.Contains("undecided when the budget ended (100 s)", c.Detail);
     }
 
     [Fact]
@@ -352,7 +375,7 @@ public sealed class CompareCommandTests : IDisposable
     [InlineData(new[] { "compare", "--base", "net10", "--new", "mono:/nonexistent/mono" }, "corpus: mono:/nonexistent/mono: ")]
     [InlineData(new[] { "compare", "--base", "net10", "--new", "mono", "--repro", "nope" }, "corpus: no repro 'nope'")]
     [InlineData(new[] { "compare", "--base", "net10", "--new", "mono", "--rounds", "0" }, "corpus: --rounds needs a count from 1 to 100, not '0'")]
-    [InlineData(new[] { "compare", "--base", "net10", "--new", "linux" }, "corpus: --subject: linux can run none of the selected cases")]
+    [InlineData(new[] { "compare", "--base", "net10", "--new", "linux" }, "corpus: --new: linux can run none of the selected cases")]
     public void BadInputExits2WithTheReason(string[] args, string message)
     {
         _corpus.Write("a");

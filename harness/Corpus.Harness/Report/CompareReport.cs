@@ -160,10 +160,10 @@ public static class CompareReport
         md.AppendLine($"# Compare {r.Base} (base) with {r.New} (new): run {r.RunId}").AppendLine();
         md.AppendLine(Totals(r)).AppendLine();
         md.AppendLine("Verdicts: `fixed` reproduced on base, clean on new; `regressed` clean on base, reproduced (or failing another "
-                      + "way) on new; `changed` the same outcome with a figure beyond its 95% interval and noise floor; `unchanged`; "
+                      + "way) on new; `changed` the same outcome with a figure beyond its interval and noise floor; `unchanged`; "
                       + "`inconclusive` a side that could not be judged, rounds that disagree, or a test the budget left undecided.").AppendLine();
         foreach (var e in r.InputErrors) md.AppendLine($"- **input error**: {e}");
-        md.AppendLine($"| repro | case | variant | family | base {r.Base} | new {r.New} | verdict | figures (base → new, 95% intervals) | runs |");
+        md.AppendLine($"| repro | case | variant | family | base {r.Base} | new {r.New} | verdict | figures (base → new, with intervals: 95% unless the figure says less) | runs |");
         md.AppendLine("|---|---|---|---|---|---|---|---|---|");
         foreach (var c in r.Cells)
             md.AppendLine($"| {c.Repro} | {c.Case} | {c.Variant} | {c.Family} | {Outcomes(c.Base)} | {Outcomes(c.New)} | "
@@ -241,7 +241,7 @@ public static class CompareReport
         var script = string.Join("\n",
             $"set terminal pngcairo size {Math.Max(450, 380 * figures.Count)},420 font ',11' noenhanced",
             $"set output '{name}.png'", "set grid ytics", "set datafile separator whitespace",
-            $"set multiplot layout 1,{figures.Count} title '{c.Key}: {Name(c.Comparison.Verdict)} (95% intervals)'",
+            $"set multiplot layout 1,{figures.Count} title '{c.Key}: {Name(c.Comparison.Verdict)} (intervals)'",
             string.Join("\n", panels), "unset multiplot");
         return Gnuplot(runDir, name, dat.ToString(), script, tools);
     }

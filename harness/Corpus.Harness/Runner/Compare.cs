@@ -85,9 +85,20 @@ public static class Compare
         Subject Resolve(string spec) => subjects.TryGetValue(spec, out var s) ? s : subjects[spec] = Program.ResolveSubject(spec, root);
         // Both subjects are resolved (a user's build probed) before anything runs, so a typo costs nothing.
         var (baseSubject, newSubject) = (Resolve(baseName), Resolve(newName));
-        Plan Select(string subject) => Selection.Build(catalog, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
-                                                                           [subject], args.List("exclude-tag")), Resolve);
-        var (basePlan, newPlan) = (Select(baseName), Select(newName));
+        Plan Select(string option, string subject)
+        {
+            try
+            {
+                return Selection.Build(catalog, new Filter(args.List("repro"), args.List("case"), args.List("variant"), [subject],
+                                                           args.List("exclude-tag")), Resolve);
+            }
+            // Selection speaks of --subject; here the subject came with --base or --new.
+            catch (InputException e) when (e.Message.StartsWith("--subject: ", StringComparison.Ordinal))
+            {
+                throw new InputException($"{option}: {e.Message["--subject: ".Length..]}");
+            }
+        }
+        var (basePlan, newPlan) = (Select("--base", baseName), Select("--new", newName));
         var (bySideBase, bySideNew) = (Side(basePlan), Side(newPlan));
         var both = basePlan.Cells.Where(c => bySideNew.ContainsKey((c.Entry.Manifest.Id, c.Case.Id, c.Variant)))
                                  .Select(c => (Base: c, New: bySideNew[(c.Entry.Manifest.Id, c.Case.Id, c.Variant)])).ToList();

@@ -138,30 +138,38 @@ public static class Comparisons
         var diff = new Interval(n.Value - b.Value, n.Low - b.High, n.High - b.Low) { Confidence = Math.Round(b.Confidence * n.Confidence, 4) };
         var floor = exponential ? Math.Log(1 + SlopeNoiseFloor) : SlopeNoiseFloor;
         var differs = !diff.Contains(0) && Math.Abs(diff.Value) >= floor;
+        static string Pct(double c) => (c * 100).ToString("0.#", CultureInfo.InvariantCulture) + "%";
         var note = b.Confidence < 0.95 || n.Confidence < 0.95
-            ? $"Sen's intervals at {b.Confidence:P1} and {n.Confidence:P1}, the most {@base.Count} and {@new.Count} sizes give" : "Sen's intervals";
+            ? $"Sen's intervals, {Pct(b.Confidence)} and {Pct(n.Confidence)}: the most {@base.Count} and {@new.Count} sizes give" : "Sen's intervals";
         if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs, note);
         static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High)) { Confidence = i.Confidence };
         return new FigureComparison(name, Exp(b), Exp(n), "ratio", Exp(diff), null, differs, note);
     }
 
     /// <summary>
-    /// Races: both rates with Wilson intervals and Fisher's exact test. Decided when p &lt; 0.05, or when neither
-    /// subject hit at all (both clean by the family's own count); otherwise more runs may decide.
+    /// Races: both rates with Wilson intervals, Fisher's exact test, and Newcombe's interval of the difference (from
+    /// the two Wilson intervals). Decided when p &lt; 0.05 (the rates differ), when that interval lies within ±epsilon
+    /// (the case's own "rare enough to ignore": the rates are the same), or when neither subject hit at all (both
+    /// clean by the family's own count); otherwise more runs may decide.
     /// </summary>
-    public static CellComparison Rates(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new, Func<Verdict, (int Hits, int Runs)?> count)
+    public static CellComparison Rates(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new,
+                                       Func<Verdict, (int Hits, int Runs, double Epsilon)?> count)
     {
         (int Hits, int Runs) Sum(IReadOnlyList<Verdict> vs) =>
-            vs.Select(count).OfType<(int Hits, int Runs)>().Aggregate((0, 0), (a, x) => (a.Item1 + x.Hits, a.Item2 + x.Runs));
+            vs.Select(count).OfType<(int Hits, int Runs, double Epsilon)>().Aggregate((0, 0), (a, x) => (a.Item1 + x.Hits, a.Item2 + x.Runs));
+        var epsilon = @base.Concat(@new).Select(count).OfType<(int Hits, int Runs, double Epsilon)>().Select(x => x.Epsilon).DefaultIfEmpty(0).Min();
         var (bh, br) = Sum(@base);
         var (nh, nr) = Sum(@new);
         var wb = RaceStatistics.Wilson(bh, br);
         var wn = RaceStatistics.Wilson(nh, nr);
         var p = CompareStatistics.FisherExact(bh, br, nh, nr);
+        var d = wn.Point - wb.Point;
+        var diff = new Interval(d, d - Math.Sqrt(Math.Pow(wn.Point - wn.Low, 2) + Math.Pow(wb.High - wb.Point, 2)),
+                                d + Math.Sqrt(Math.Pow(wn.High - wn.Point, 2) + Math.Pow(wb.Point - wb.Low, 2)));
         var differs = br > 0 && nr > 0 && p < Alpha;
         var figure = new FigureComparison("rate", new Interval(wb.Point, wb.Low, wb.High), new Interval(wn.Point, wn.Low, wn.High),
-                                          "difference", new Interval(wn.Point - wb.Point, wn.Point - wb.Point, wn.Point - wb.Point), p, differs,
-                                          $"{bh}/{br} against {nh}/{nr}, Fisher's exact test");
+                                          "difference", diff, p, differs,
+                                          $"{bh}/{br} against {nh}/{nr}, Fisher's exact test; difference by Newcombe's interval");
         var rates = $"{bh}/{br} → {nh}/{nr}, p={p.ToString("0.####", CultureInfo.InvariantCulture)}";
         // A run that failed another way stops a race: the outcomes decide then.
         var (bo, no) = (Pooled(@base), Pooled(@new));
@@ -171,11 +179,12 @@ public static class Comparisons
         if (differs)
         {
             var verdict = nh > 0 && bh == 0 ? CompareVerdict.Regressed : nh == 0 && bh > 0 ? CompareVerdict.Fixed : CompareVerdict.Changed;
-            var dir = nh * (double)br > bh * (double)nr ? "rose" : "fell";
-            return new(verdict, $"the rate {dir}: {rates} < {Alpha}") { Figures = [figure] };
+            return new(verdict, $"the rate {(d > 0 ? "rose" : "fell")}: {rates} < {Alpha}") { Figures = [figure] };
         }
         if (bh == 0 && nh == 0) return new(CompareVerdict.Unchanged, $"no hit on either: {rates}") { Figures = [figure] };
-        // Not different at 95%; more runs may still tell them apart.
+        if (epsilon > 0 && diff.Low > -epsilon && diff.High < epsilon && (bh > 0) == (nh > 0))
+            return new(CompareVerdict.Unchanged, $"the rates are the same within ±{epsilon} (the case's epsilon): {rates}") { Figures = [figure] };
+        // Neither different nor shown the same yet; more runs may tell.
         return new(CompareVerdict.Inconclusive, $"the rates do not differ at 95% yet: {rates}") { Figures = [figure], Decided = false };
     }
 }

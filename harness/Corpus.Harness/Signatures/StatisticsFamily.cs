@@ -97,12 +97,12 @@ public sealed class StatisticsFamily : ISignatureFamily
         var st = cs.Signature.Get<StatisticsSpec>(Key)!;
         var max = Math.Max(1, st.MaxRuns / st.RunsForClean);
         return new ComparePlan(1, max, st.RunsForClean, 4 * st.BudgetSec,
-                               $"rounds of {st.RunsForClean} runs per subject until p < {Comparisons.Alpha} (Fisher's exact test), "
+                               $"rounds of {st.RunsForClean} runs per subject until p < {Comparisons.Alpha} (Fisher's exact test) or the difference is within ±{st.Epsilon}, "
                                + $"at most {max} rounds ({max * st.RunsForClean} runs, maxRuns {st.MaxRuns}) and no new round after {4 * st.BudgetSec:0} s (4 × budgetSec)");
     }
 
     public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) =>
-        Comparisons.Rates(@base, @new, v => v.Facts is RaceFacts f ? (f.Hits, f.Runs) : null);
+        Comparisons.Rates(@base, @new, v => v.Facts is RaceFacts f ? (f.Hits, f.Runs, f.Epsilon) : null);
 
     internal static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
     {
