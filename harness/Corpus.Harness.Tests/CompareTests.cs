@@ -174,6 +174,38 @@ public sealed class CompareVerdictTests
     }
 
     [Fact]
+    public void AHangThatGrewLongerIsChangedWithTheRatioOfItsBlock()
+    {
+        static Verdict Hang(double ms) => new(Outcome.Reproduced, $"{ms} ms")
+            { Facts = new HangFacts("SendMessage", ms, null, 20, ms, ms, [], []) };
+        var c = Family("hang").Compare([Hang(5020), Hang(4990), Hang(5050)], [Hang(8010), Hang(8100), Hang(7950)]);
+        Assert.Equal(CompareVerdict.Changed, c.Verdict);
+        var block = Assert.Single(c.Figures);
+        Assert.Equal("UI block ms", block.Name);
+        Assert.True(block.Change!.Contains(1.6) && !block.Change.Contains(1), block.ToString());
+    }
+
+    [Fact]
+    public void AnExponentialSweepComparesFactorsPerLevelAboveTheFloor()
+    {
+        // 2.0× per level against 1.1× per level; the first size is under the 0.1 s floor and left out.
+        static Verdict Levels(Outcome o, double factor) => new(o, $"×{factor}")
+        {
+            Facts = new ComplexityFacts(ComplexitySpec.Exponential, "parse_s", "levels",
+                                        [.. Enumerable.Range(8, 6).Select(n => new[] { (double)n, n == 8 ? 0.01 : 0.2 * Math.Pow(factor, n - 9) * (1 + 0.01 * (n % 3)) })],
+                                        factor, factor, 0.99, 1.5, 1.2) { FloorSec = 0.1 },
+        };
+        var c = Family("complexity").Compare([Levels(Outcome.Reproduced, 2.0)], [Levels(Outcome.Clean, 1.1)]);
+        Assert.Equal(CompareVerdict.Fixed, c.Verdict);
+        Assert.Equal(PlotScale.SemiLog, c.Plot);
+        var f = Assert.Single(c.Figures);
+        Assert.Equal(("factor per level", "ratio"), (f.Name, f.Effect));
+        Assert.True(f.Base!.Contains(2.0) && f.New!.Contains(1.1) && f.Differs, f.ToString());
+        // 5 sizes above the floor: Sen's interval reaches 95% (98.3%: trimming none of 10 slopes).
+        Assert.Equal(0.9833, f.Base.Confidence, 4);
+    }
+
+    [Fact]
     public void InconclusiveWhenASideCannotBeJudgedOrTheRoundsDisagree()
     {
         Assert.Equal(CompareVerdict.Inconclusive, C("process", Process(Outcome.Clean), new Verdict(Outcome.Unsupported, "no such API")).Verdict);
@@ -383,6 +415,18 @@ public sealed class CompareCommandTests : IDisposable
         Assert.Equal(2, exit);
         Assert.StartsWith(message, err.Split('\n')[0]);
         Assert.False(Directory.Exists(Path.Combine(_corpus.Root, "artifacts")));
+    }
+
+    [Fact]
+    public void CompareHasHelpWithItsOptionsAndTheSubjects()
+    {
+        var (exit, output, _) = Corpus("compare", "--help");
+        Assert.Equal(0, exit);
+        Assert.Contains("--base <S>", output);
+        Assert.Contains("--new <S>", output);
+        Assert.Contains("--rounds <N>", output);
+        Assert.Contains("Subjects (", output);
+        Assert.Matches("(?m)^  compare ", Corpus("--help").Out);
     }
 
     [Fact]

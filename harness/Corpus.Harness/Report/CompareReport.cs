@@ -46,7 +46,7 @@ public static class CompareReport
             lines.Add($"{c.Key}: {Name(c.Comparison.Verdict)}: {c.Comparison.Detail}");
             lines.Add($"  runs:     {c.Rounds} round(s) per subject, {c.Seconds:0.#} s; budget: {c.Plan.Budget}");
             foreach (var (side, cells) in new[] { (r.Base, c.Base), (r.New, c.New) })
-                lines.Add($"  {side}: {cells[^1].Outcome.Name()}: {cells[^1].Detail}");
+                lines.Add($"  {side}{(cells.Count > 1 ? $" (round {cells.Count})" : "")}: {cells[^1].Outcome.Name()}: {cells[^1].Detail}");
             if (c.Comparison.Verdict == CompareVerdict.Regressed)
                 foreach (var cell in c.New.Where(x => x.ArtifactDir is not null).Take(1)) lines.Add($"  artifacts: {cell.ArtifactDir}");
         }
@@ -64,7 +64,8 @@ public static class CompareReport
         + string.Join(", ", Enum.GetValues<CompareVerdict>().Select(v => $"{r.Count(v)} {Name(v)}"))
         + $"; {r.OneSided.Count} on one subject only; {r.InputErrors.Count} input errors; {r.Seconds:0} s.";
 
-    private static object? Json(Interval? i) => i is null ? null : new { value = Math.Round(i.Value, 4), low = Math.Round(i.Low, 4), high = Math.Round(i.High, 4) };
+    private static object? Json(Interval? i) => i is null ? null
+        : new { value = Math.Round(i.Value, 4), low = Math.Round(i.Low, 4), high = Math.Round(i.High, 4), confidence = i.Confidence };
 
     public static object Json(CompareResult r, string root)
     {
@@ -239,7 +240,7 @@ public static class CompareReport
                                    $"plot '{name}.dat' index {i} using 0:2:3:4:xtic(1) with yerrorbars pt 7 ps 1.5 lw 2 notitle"));
         }
         var script = string.Join("\n",
-            $"set terminal pngcairo size {Math.Max(450, 380 * figures.Count)},420 font ',11' noenhanced",
+            $"set terminal pngcairo size {Math.Max(720, 400 * figures.Count)},440 font ',11' noenhanced",
             $"set output '{name}.png'", "set grid ytics", "set datafile separator whitespace",
             $"set multiplot layout 1,{figures.Count} title '{c.Key}: {Name(c.Comparison.Verdict)} (intervals)'",
             string.Join("\n", panels), "unset multiplot");

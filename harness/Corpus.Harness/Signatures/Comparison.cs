@@ -28,8 +28,11 @@ public sealed record FigureComparison(string Name, Interval? Base, Interval? New
     private static string F(double x) => x.ToString(Math.Abs(x) >= 100 ? "0" : "0.###", CultureInfo.InvariantCulture);
     private static string I(Interval? i) => i is null ? "—" : i.Low == i.High ? F(i.Value) : $"{F(i.Value)} [{F(i.Low)}, {F(i.High)}]";
 
+    /// <summary>A p-value as read: 0.0123, or 3.2e-06 when it is tiny (never "0").</summary>
+    public static string PValue(double p) => p.ToString(p < 1e-4 ? "0.#e+0" : "0.####", CultureInfo.InvariantCulture);
+
     public override string ToString() =>
-        $"{Name} {I(Base)} → {I(New)}; {Effect} {I(Change)}{(P is { } p ? $", p={p.ToString("0.####", CultureInfo.InvariantCulture)}" : "")}"
+        $"{Name} {I(Base)} → {I(New)}; {Effect} {I(Change)}{(P is { } p ? $", p={PValue(p)}" : "")}"
         + $"{(Differs ? ", differs" : ", no difference")}{(Note is null ? "" : $" ({Note})")}";
 }
 
@@ -170,7 +173,7 @@ public static class Comparisons
         var figure = new FigureComparison("rate", new Interval(wb.Point, wb.Low, wb.High), new Interval(wn.Point, wn.Low, wn.High),
                                           "difference", diff, p, differs,
                                           $"{bh}/{br} against {nh}/{nr}, Fisher's exact test; difference by Newcombe's interval");
-        var rates = $"{bh}/{br} → {nh}/{nr}, p={p.ToString("0.####", CultureInfo.InvariantCulture)}";
+        var rates = $"{bh}/{br} → {nh}/{nr}, p={FigureComparison.PValue(p)}";
         // A run that failed another way stops a race: the outcomes decide then.
         var (bo, no) = (Pooled(@base), Pooled(@new));
         if (bo is not (Outcome.Reproduced or Outcome.Clean or null) || no is not (Outcome.Reproduced or Outcome.Clean or null)
@@ -185,6 +188,6 @@ public static class Comparisons
         if (epsilon > 0 && diff.Low > -epsilon && diff.High < epsilon && (bh > 0) == (nh > 0))
             return new(CompareVerdict.Unchanged, $"the rates are the same within ±{epsilon} (the case's epsilon): {rates}") { Figures = [figure] };
         // Neither different nor shown the same yet; more runs may tell.
-        return new(CompareVerdict.Inconclusive, $"the rates do not differ at 95% yet: {rates}") { Figures = [figure], Decided = false };
+        return new(CompareVerdict.Inconclusive, $"the rates do not differ at 95%: {rates}") { Figures = [figure], Decided = false };
     }
 }
