@@ -203,6 +203,14 @@ public sealed class CompareVerdictTests
         Assert.True(f.Base!.Contains(2.0) && f.New!.Contains(1.1) && f.Differs, f.ToString());
         // 5 sizes above the floor: Sen's interval reaches 95% (98.3%: trimming none of 10 slopes).
         Assert.Equal(0.9833, f.Base.Confidence, 4);
+        // A fixed compiler's sweep stays under the floor: it has no factor, and the base's is still given.
+        var flat = new Verdict(Outcome.Clean, "flat")
+            { Facts = new ComplexityFacts(ComplexitySpec.Exponential, "parse_s", "levels", [[8, 0.03], [9, 0.04], [10, 0.04]], null, null, null, 1.5, 1.2) { FloorSec = 0.1 } };
+        var fixedNow = Family("complexity").Compare([Levels(Outcome.Reproduced, 2.0)], [flat]);
+        Assert.Equal(CompareVerdict.Fixed, fixedNow.Verdict);
+        var one = Assert.Single(fixedNow.Figures);
+        Assert.True(one.Base!.Contains(2.0) && one.New is null, one.ToString());
+        Assert.Contains("new is flat", one.Note);
     }
 
     [Fact]
@@ -231,10 +239,28 @@ public sealed class CompareVerdictTests
     [Fact]
     public void AFamilyWithoutFiguresComparesOutcomes()
     {
+        var fixture = Family("fixture");
+        Assert.Equal(ComparePlan.Once, fixture.PlanComparison(null!, 3));
+        Assert.Equal(CompareVerdict.Unchanged, fixture.Compare([Process(Outcome.Clean)], [Process(Outcome.Clean, 9)]).Verdict);
+        Assert.Equal(CompareVerdict.Regressed, fixture.Compare([Process(Outcome.Clean)], [Process(Outcome.WrongFailure)]).Verdict);
+        Assert.Empty(fixture.Compare([Process(Outcome.Clean)], [Process(Outcome.Clean, 9)]).Figures);
+    }
+
+    [Fact]
+    public void ALeakComparesItsSizeOnlyWhereThereIsOne()
+    {
+        static Verdict Leak(Outcome o, double shmem, double rss) =>
+            new(o, "") { Facts = new LeakFacts(512, shmem, rss, 8, shmem, 0, shmem, "cgroup", false) };
         var shmem = Family("shmem");
-        Assert.Equal(CompareVerdict.Unchanged, shmem.Compare([new Verdict(Outcome.Reproduced, "")], [new Verdict(Outcome.Reproduced, "")]).Verdict);
-        Assert.Equal(CompareVerdict.Fixed, shmem.Compare([new Verdict(Outcome.Reproduced, "")], [new Verdict(Outcome.Clean, "")]).Verdict);
-        Assert.Empty(shmem.Compare([new Verdict(Outcome.Reproduced, "")], [new Verdict(Outcome.Clean, "")]).Figures);
+        var grew = shmem.Compare([Leak(Outcome.Reproduced, 513, 30), Leak(Outcome.Reproduced, 514, 31)],
+                                 [Leak(Outcome.Reproduced, 1026, 30), Leak(Outcome.Reproduced, 1027, 31)]);
+        Assert.Equal(CompareVerdict.Changed, grew.Verdict);
+        Assert.True(grew.Figures.Single(f => f.Name == "cell shmem MB").Differs);
+        Assert.False(grew.Figures.Single(f => f.Name == "RSS MB").Differs);
+        // Clean on both, shared memory ±0.3 MB: no ratio of noise.
+        var clean = shmem.Compare([Leak(Outcome.Clean, 0.1, 30), Leak(Outcome.Clean, 0.3, 30)], [Leak(Outcome.Clean, 0.2, 30), Leak(Outcome.Clean, 0.1, 31)]);
+        Assert.Equal(CompareVerdict.Unchanged, clean.Verdict);
+        Assert.DoesNotContain(clean.Figures, f => f.Name == "cell shmem MB");
     }
 
     private static readonly ComparePlan ThreeRounds = new(1, 3, 59, double.MaxValue, "3 rounds");

@@ -116,10 +116,13 @@ public static class Comparisons
         return verdict with { Figures = figures, Plot = plot };
     }
 
-    /// <summary>A per-run figure of each round on both subjects: the ratio new/base with its interval over runs.</summary>
-    public static FigureComparison? RatioOf(string name, IReadOnlyList<double> @base, IReadOnlyList<double> @new)
+    /// <summary>
+    /// A per-run figure of each round on both subjects: the ratio new/base with its interval over runs. Null when a
+    /// side has no value, or a value under <paramref name="minimum"/> (noise, where a ratio means nothing).
+    /// </summary>
+    public static FigureComparison? RatioOf(string name, IReadOnlyList<double> @base, IReadOnlyList<double> @new, double minimum = 0)
     {
-        if (@base.Count == 0 || @new.Count == 0) return null;
+        if (@base.Count == 0 || @new.Count == 0 || @base.Concat(@new).Any(x => x < minimum)) return null;
         var ratio = CompareStatistics.Ratio(@base, @new);
         static Interval Spread(IReadOnlyList<double> xs) => new(CompareStatistics.Median(xs), xs.Min(), xs.Max());
         var differs = ratio is not null && !ratio.Contains(1) && (ratio.Value >= RatioNoiseFloor || ratio.Value <= 1 / RatioNoiseFloor);
@@ -135,17 +138,26 @@ public static class Comparisons
     public static FigureComparison? Slopes(string name, IReadOnlyList<(double N, double Y)> @base, IReadOnlyList<(double N, double Y)> @new,
                                            bool exponential)
     {
-        if (CompareStatistics.PairSlopes(@base, exponential).Count == 0 || CompareStatistics.PairSlopes(@new, exponential).Count == 0) return null;
+        static string Pct(double c) => (c * 100).ToString("0.#", CultureInfo.InvariantCulture) + "%";
+        static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High)) { Confidence = i.Confidence };
+        var (hasBase, hasNew) = (CompareStatistics.PairSlopes(@base, exponential).Count > 0, CompareStatistics.PairSlopes(@new, exponential).Count > 0);
+        if (!hasBase && !hasNew) return null;
+        if (!hasBase || !hasNew)
+        {
+            // A flat side (fewer than 2 sizes above an exponential sweep's floor) has no slope to give; the other still has.
+            var one = CompareStatistics.SenSlope(hasBase ? @base : @new, exponential);
+            one = exponential ? Exp(one) : one;
+            return new FigureComparison(name, hasBase ? one : null, hasNew ? one : null, exponential ? "ratio" : "difference", null, null, false,
+                                        $"{(hasBase ? "new" : "base")} is flat: fewer than 2 sizes above the floor; Sen's interval at {Pct(one.Confidence)}");
+        }
         var (b, n) = (CompareStatistics.SenSlope(@base, exponential), CompareStatistics.SenSlope(@new, exponential));
         // Every value both intervals allow: it holds the true difference whenever both hold their slopes.
         var diff = new Interval(n.Value - b.Value, n.Low - b.High, n.High - b.Low) { Confidence = Math.Round(b.Confidence * n.Confidence, 4) };
         var floor = exponential ? Math.Log(1 + SlopeNoiseFloor) : SlopeNoiseFloor;
         var differs = !diff.Contains(0) && Math.Abs(diff.Value) >= floor;
-        static string Pct(double c) => (c * 100).ToString("0.#", CultureInfo.InvariantCulture) + "%";
         var note = b.Confidence < 0.95 || n.Confidence < 0.95
             ? $"Sen's intervals, {Pct(b.Confidence)} and {Pct(n.Confidence)}: the most {@base.Count} and {@new.Count} sizes give" : "Sen's intervals";
         if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs, note);
-        static Interval Exp(Interval i) => new(Math.Exp(i.Value), Math.Exp(i.Low), Math.Exp(i.High)) { Confidence = i.Confidence };
         return new FigureComparison(name, Exp(b), Exp(n), "ratio", Exp(diff), null, differs, note);
     }
 
