@@ -125,8 +125,10 @@ public static class Compare
         var tools = Capture.ToolRunner.Instance;
         var builder = new Builder(root, tools);
         // Round 1 in the run's folder as `corpus run` lays it out; later rounds in round<N>/ beside it.
+        // Every cell keeps its artifacts until its comparison is known: a regression's evidence must not be pruned
+        // because its outcome was the expected one for that subject.
         CellRunner Runner(int round, int? force) => new(new RunOptions(root, round == 0 ? runDir : Path.Combine(runDir, $"round{round + 1}"),
-                                                                       args.Has("keep"), Progress, force, Env: env), builder, tools, families);
+                                                                       true, Progress, force, Env: env), builder, tools, families);
         Console.WriteLine($"compare {baseName} (base) with {newName} (new): {both.Count} cells on both"
                           + (oneSided.Count > 0 ? $", {oneSided.Count} on one only" : ""));
         var compared = await Lanes.RunAsync(both, c => families.For(c.Base.Case.Signature).Lane, alongside, async (i, pair) =>
@@ -150,6 +152,8 @@ public static class Compare
                 return (VerdictOf(cb), VerdictOf(cn));
             }, () => cellClock.Elapsed.TotalSeconds, () => Interrupt.IsRequested);
             if (Interrupt.IsRequested) comparison = new CellComparison(CompareVerdict.Inconclusive, "interrupted") { Figures = comparison.Figures };
+            if (!args.Has("keep") && comparison.Verdict is CompareVerdict.Fixed or CompareVerdict.Unchanged)
+                foreach (var cell in baseCells.Concat(newCells)) Prune(cell, root);
             var done = new ComparedCell(m.Id, cs.Id, v, family.Key, plan, baseCells, newCells, comparison, Math.Round(cellClock.Elapsed.TotalSeconds, 1));
             Progress($"cell {i + 1}/{both.Count}: {comparison.Verdict.ToString().ToLowerInvariant()}: {comparison.Detail}");
             return done;
@@ -181,6 +185,18 @@ public static class Compare
     /// <summary>2 on input errors, 1 when any cell regressed, 0 otherwise.</summary>
     public static int ExitCode(CompareResult r) =>
         r.InputErrors.Count > 0 ? RunExit.InputError : r.Count(CompareVerdict.Regressed) > 0 ? RunExit.Differs : RunExit.Ok;
+
+    /// <summary>As `corpus run` prunes a cell that matched expected/: its runs and captures go, its records stay and say so.</summary>
+    private static void Prune(CellResult cell, string root)
+    {
+        if (cell.ArtifactDir is not { } dir || !Directory.Exists(dir)) return;
+        foreach (var sub in Directory.GetDirectories(dir)) Directory.Delete(sub, recursive: true);
+        foreach (var file in Directory.GetFiles(dir).Where(f => !CellRunner.Records.Contains(Path.GetFileName(f)))) File.Delete(file);
+        cell.ArtifactDir = null;
+        Report.FactsWriter.Write(cell, root, dir);
+        File.WriteAllText(Path.Combine(dir, "cell.json"), System.Text.Json.JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, root),
+                                                                                                      Report.SummaryWriter.JsonOptions));
+    }
 
     /// <summary>The new side of a round that an interrupt stopped before it started.</summary>
     private static CellResult Interrupted(CellResult other, string subject) => new()

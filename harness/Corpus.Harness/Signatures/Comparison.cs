@@ -31,9 +31,10 @@ public sealed record FigureComparison(string Name, Interval? Base, Interval? New
     /// <summary>A p-value as read: 0.0123, or 3.2e-06 when it is tiny (never "0").</summary>
     public static string PValue(double p) => p.ToString(p < 1e-4 ? "0.#e+0" : "0.####", CultureInfo.InvariantCulture);
 
-    public override string ToString() =>
-        $"{Name} {I(Base)} → {I(New)}; {Effect} {I(Change)}{(P is { } p ? $", p={PValue(p)}" : "")}"
-        + $"{(Differs ? ", differs" : ", no difference")}{(Note is null ? "" : $" ({Note})")}";
+    public override string ToString() => Change is null
+        ? $"{Name} {I(Base)} → {I(New)}{(Note is null ? "" : $" ({Note})")}"
+        : $"{Name} {I(Base)} → {I(New)}; {Effect} {I(Change)}{(P is { } p ? $", p={PValue(p)}" : "")}"
+          + $"{(Differs ? ", differs" : ", no difference")}{(Note is null ? "" : $" ({Note})")}";
 }
 
 /// <param name="Decided">False when more runs could still decide (a race's exact test); the compare runs another round.</param>
