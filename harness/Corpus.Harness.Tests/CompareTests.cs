@@ -314,6 +314,16 @@ public sealed class CompareVerdictTests
     }
 
     [Fact]
+    public async Task OneRunFamiliesRunEveryRoundTheyAskFor()
+    {
+        var process = Family("process");
+        var plan = process.PlanComparison(null!, 3);
+        var (c, rounds) = await Compare.DecideAsync(process, plan, _ => Task.FromResult((Process(Outcome.Clean), Process(Outcome.Clean))), () => 0);
+        Assert.Equal((3, CompareVerdict.Unchanged), (rounds, c.Verdict));
+        Assert.Equal("3 runs per subject (--rounds)", plan.Budget);
+    }
+
+    [Fact]
     public async Task AnUnsupportedSideStopsTheRounds()
     {
         var (c, rounds) = await Compare.DecideAsync(Family("process"), new ComparePlan(3, 3, null, double.MaxValue, "3 runs"),
