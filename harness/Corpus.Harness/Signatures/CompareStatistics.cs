@@ -1,6 +1,6 @@
 namespace Corpus.Harness.Signatures;
 
-/// <summary>An estimate with its 95% interval.</summary>
+/// <summary>An estimate with its interval: 95% unless <see cref="Confidence"/> says the data give less.</summary>
 public sealed record Interval(double Value, double Low, double High)
 {
     /// <summary>The interval's confidence: 0.95 unless the data cannot give that much (4 sizes of a sweep).</summary>
