@@ -53,7 +53,7 @@ internal static class Cli
                                + "unchanged, changed or inconclusive per cell; exit 1 when any regressed",
                     RootDir(), Value("base", "S", "the subject before the patch (see Subjects below)"),
                     Value("new", "S", "the subject after the patch"), Repro(), Case(), Variant(), ExcludeTag(),
-                    Value("rounds", "N", "runs per subject of one-run cells (process, hang), for an interval over runs (default 3)"),
+                    Value("rounds", "N", "runs per subject of one-run cells (process, hang, shmem), for an interval over runs (default 3)"),
                     Value("alongside", "N", "as for run"), Keep(), RunId(), Env()),
             Command("winsmoke", "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
                                 + "with the Linux harness's outcomes",
