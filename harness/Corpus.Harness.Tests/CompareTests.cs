@@ -100,6 +100,16 @@ public sealed class CompareStatisticsTests
         Assert.Null(CompareStatistics.Ratio([1.0], [2.0, 2.1]));
     }
 
+    [Fact]
+    public void TheGeometricMeanOfRunsHasAnIntervalFromTwoRunsOn()
+    {
+        var g = CompareStatistics.GeometricMean([2.0, 8.0]);
+        Assert.Equal(4, g.Value, 9);
+        // Two runs: 1 degree of freedom (t = 12.7), so the interval is wide and holds both runs.
+        Assert.True(g.Low < 2 && g.High > 8, g.ToString());
+        Assert.Equal(0, CompareStatistics.GeometricMean([5.0]).Confidence);
+    }
+
     [Theory]
     [InlineData(1, 12.706)]
     [InlineData(2, 4.303)]

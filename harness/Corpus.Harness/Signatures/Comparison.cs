@@ -124,11 +124,11 @@ public static class Comparisons
     public static FigureComparison? RatioOf(string name, IReadOnlyList<double> @base, IReadOnlyList<double> @new, double minimum = 0)
     {
         if (@base.Count == 0 || @new.Count == 0 || @base.Concat(@new).Any(x => x < minimum)) return null;
+        if (@base.Concat(@new).Any(x => x <= 0)) return null;
         var ratio = CompareStatistics.Ratio(@base, @new);
-        static Interval Spread(IReadOnlyList<double> xs) => new(CompareStatistics.Median(xs), xs.Min(), xs.Max());
         var differs = ratio is not null && !ratio.Contains(1) && (ratio.Value >= RatioNoiseFloor || ratio.Value <= 1 / RatioNoiseFloor);
-        return new FigureComparison(name, Spread(@base), Spread(@new), "ratio", ratio, null, differs,
-                                    ratio is null ? "an interval needs 2 runs or more on each side" : null);
+        return new FigureComparison(name, CompareStatistics.GeometricMean(@base), CompareStatistics.GeometricMean(@new), "ratio", ratio, null,
+                                    differs, ratio is null ? "an interval needs 2 runs or more on each side" : "geometric means over runs");
     }
 
     /// <summary>
