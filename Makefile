@@ -39,7 +39,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect merge durations
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect merge durations compare
 setup:
 	@ci/setup.sh
 
@@ -47,10 +47,12 @@ run: setup
 	$(CORPUS) run $(SELECT)
 
 # After the gate, the repros' Pester tests assert the labs' claims over the gate's run (artifacts/latest), running no cell;
-# then a copy of the run with one fact planted wrong must fail the It that reads it.
+# then a copy of the run with one fact planted wrong must fail the It that reads it; then the planted regression
+# (net10 → mono on the deserialize sweep) must make `corpus compare` say regressed and exit 1.
 test: setup unit gate
 	ci/pester.sh latest
 	ci/pwsh.sh -File ci/pester-planted.ps1 -Run latest
+	ci/compare-planted.sh
 
 # xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, the Corpus
 # module's Pester tests, and the harness as a Windows program under Wine: ci/unit.sh.
@@ -90,6 +92,15 @@ SUBJECTS ?=
 bisect: setup
 	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep) \
 	  $(foreach e,$(ENV),--env '$(e)')
+
+# A patch's effect: every selected cell on BASE and NEW, each fixed, regressed, unchanged, changed or inconclusive;
+# exit 1 when any regressed. make compare BASE=net8 NEW=coreclr:/my/root [REPRO=…] [CASE=…] [ROUNDS=N].
+BASE ?=
+NEW ?=
+ROUNDS ?=
+compare: setup
+	$(CORPUS) compare --base '$(BASE)' --new '$(NEW)' $(if $(REPRO),--repro '$(REPRO)') $(if $(CASE),--case '$(CASE)') \
+	  $(if $(VARIANT),--variant '$(VARIANT)') $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(KEEP),--keep) $(foreach e,$(ENV),--env '$(e)')
 
 validate: setup
 	$(CORPUS) validate

@@ -56,6 +56,12 @@ internal static class Cli
             Command("bisect", "which subject changed one cell's outcome: prints each probe and the last/first subject on either side",
                     RootDir(), Value("repro", "ID", "the repro (required)"), Value("case", "C", "the case (needed when the repro has several)"),
                     Value("variant", "V", "the variant (needed when the repro has several)"), subjects, Keep(), RunId(), Env()),
+            Command("compare", "every selected cell on a base and a new subject (a build before and after a patch): fixed, regressed, "
+                               + "unchanged, changed or inconclusive per cell; exit 1 when any regressed",
+                    RootDir(), Value("base", "S", "the subject before the patch (see Subjects below)"),
+                    Value("new", "S", "the subject after the patch"), Repro(), Case(), Variant(), ExcludeTag(),
+                    Value("rounds", "N", "runs per subject of one-run cells (process, hang, shmem), for an interval over runs (default 3)"),
+                    Value("alongside", "N", "as for run"), Keep(), RunId(), Env()),
             Command("winsmoke", "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
                                 + "with the Linux harness's outcomes",
                     RootDir(), Value("exe", "PATH", "the published harness (default build/harness/win-x64/corpus.exe)")),
@@ -143,7 +149,7 @@ internal static class Cli
             var exit = generated.Invoke(result);
             var output = result.InvocationConfiguration.Output;
             var command = result.CommandResult.Command;
-            if (command.Options.Any(o => o.Name is "--subject" or "--subjects")) output.WriteLine(SubjectHelp());
+            if (command.Options.Any(o => o.Name is "--subject" or "--subjects" or "--base")) output.WriteLine(SubjectHelp());
             if (command is RootCommand || command.Name == "run") output.Write(ExitHelp);
             return exit;
         }

@@ -40,6 +40,7 @@ public static class Program
                 "merge" => MergeCommand.Run(root, args, Console.Out),
                 "durations" => ShardCommand.Record(root, args, Console.Out),
                 "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
+                "compare" => await Compare.RunAsync(root, args, SignatureFamilies.Default),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
                                                           m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),

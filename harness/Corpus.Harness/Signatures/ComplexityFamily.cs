@@ -32,6 +32,20 @@ public sealed class ComplexityFamily : ISignatureFamily
 
     public Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell) => Shapes[runs.Case.Signature.Get<ComplexitySpec>(Key)!.Shape](runs, cell);
 
+    /// <summary>Both slopes (exponents, or factors per level) with bootstrap intervals over the pair slopes.</summary>
+    public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new)
+    {
+        var facts = @base.Concat(@new).Select(v => v.Facts).OfType<ComplexityFacts>().FirstOrDefault();
+        if (facts is null) return Comparisons.OfOutcomes(@base, @new);
+        var exponential = facts.Shape == ComplexitySpec.Exponential;
+        // Exponential sweeps: only the sizes above the floor measure growth, as in the verdict.
+        List<(double N, double Y)> Points(IReadOnlyList<Verdict> vs) =>
+            vs.Select(v => v.Facts).OfType<ComplexityFacts>()
+              .SelectMany(f => f.Points.Where(p => !exponential || p[1] > (f.FloorSec ?? 0)).Select(p => (p[0], p[1]))).ToList();
+        var slope = Comparisons.Slopes(exponential ? "factor per level" : "exponent", Points(@base), Points(@new), exponential);
+        return Comparisons.WithFigures(@base, @new, slope is null ? [] : [slope], exponential ? PlotScale.SemiLog : PlotScale.LogLog);
+    }
+
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>
     public const double MaxCaptureScale = 4;
 
@@ -142,6 +156,8 @@ public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUn
     public long? CaptureN { get; init; }
     public long? KilledAt { get; init; }
     public string? KilledBy { get; init; }
+    /// <summary>Exponential: metrics at or below this are startup noise and left out of the fit.</summary>
+    public double? FloorSec { get; init; }
     public double? MemoryGrowthMBs { get; init; }
 
     private static string F(double? d, string format) => d?.ToString(format, System.Globalization.CultureInfo.InvariantCulture) ?? "—";

@@ -82,7 +82,7 @@ public static class ExponentialSweep
                                         fit is null ? null : Math.Round(ComplexityFit.MedianFactor(above), 3),
                                         fit is null ? null : Math.Round(fit.Factor, 3), fit is null ? null : Math.Round(fit.R2, 4),
                                         cx.ReproducedMin, cx.CleanMax)
-                    { KilledAt = killedAt, KilledBy = killedBy, MemoryGrowthMBs = growth };
+                    { KilledAt = killedAt, KilledBy = killedBy, MemoryGrowthMBs = growth, FloorSec = cx.FloorSec };
         if (fit is not null) cell.Metrics["factor"] = facts.Slope!;
         return new Verdict(outcome, detail)
         {

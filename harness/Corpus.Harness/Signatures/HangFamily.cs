@@ -57,6 +57,16 @@ public sealed class HangFamily : ISignatureFamily
         }
         return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
+
+    /// <summary>A hang is one run: --rounds of them per subject give the block's length an interval over runs.</summary>
+    public ComparePlan PlanComparison(CaseSpec cs, int rounds) =>
+        new(rounds, rounds, null, double.MaxValue, $"{rounds} runs per subject (--rounds)");
+
+    public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new)
+    {
+        static List<double> Block(IReadOnlyList<Verdict> vs) => vs.Select(v => v.Facts).OfType<HangFacts>().Select(f => f.BlockMs).OfType<double>().ToList();
+        return Comparisons.WithFigures(@base, @new, [.. new[] { Comparisons.RatioOf("UI block ms", Block(@base), Block(@new)) }.OfType<FigureComparison>()]);
+    }
 }
 
 /// <param name="BlockMs">The longest judged UI call, by the program's own clock.</param>

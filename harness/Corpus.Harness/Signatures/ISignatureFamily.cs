@@ -42,6 +42,15 @@ public interface ISignatureFamily
     CellLane Lane => HoldsStill ? CellLane.Alongside : CellLane.Busy;
 
     Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell);
+
+    /// <summary>How `corpus compare` runs this family's cell on each subject; <paramref name="rounds"/> is its --rounds.</summary>
+    ComparePlan PlanComparison(CaseSpec cs, int rounds) => ComparePlan.Once;
+
+    /// <summary>
+    /// One cell on a base and a new subject, from this family's facts: a verdict per round on each side, with the
+    /// cell's final outcome (after evidence). The default compares outcomes only.
+    /// </summary>
+    CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) => Comparisons.OfOutcomes(@base, @new);
 }
 
 /// <summary>

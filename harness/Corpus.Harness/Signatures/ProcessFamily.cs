@@ -44,6 +44,18 @@ public sealed class ProcessFamily : ISignatureFamily
         return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 
+    /// <summary>Runs are cheap: --rounds of them per subject, so time and peak memory get an interval over runs.</summary>
+    public ComparePlan PlanComparison(CaseSpec cs, int rounds) =>
+        new(rounds, rounds, null, double.MaxValue, $"{rounds} runs per subject (--rounds)");
+
+    public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) => Comparisons.WithFigures(@base, @new,
+        [.. new[] { Comparisons.RatioOf("wall s", Of(@base, f => f.WallSeconds), Of(@new, f => f.WallSeconds)),
+                    Comparisons.RatioOf("peak MB", Of(@base, f => f.PeakMB), Of(@new, f => f.PeakMB)) }.OfType<FigureComparison>()]);
+
+    /// <summary>A figure of each round's process facts (hangs and other one-run families record them too).</summary>
+    internal static List<double> Of(IReadOnlyList<Verdict> rounds, Func<ProcessFacts, double> figure) =>
+        rounds.Select(v => v.Facts).OfType<ProcessFacts>().Select(figure).ToList();
+
     internal static ProcessFacts Record(CellResult cell, RunResult run, IReadOnlyDictionary<string, double> metrics)
     {
         foreach (var kv in metrics) cell.Metrics[kv.Key] = kv.Value;

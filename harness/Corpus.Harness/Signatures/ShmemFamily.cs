@@ -45,6 +45,21 @@ public sealed class ShmemFamily : ISignatureFamily
     // The program holds its memory for seconds while it is measured, and the verdict is memory, not time.
     public CellLane Lane => CellLane.Alongside;
 
+    /// <summary>--rounds runs per subject: the leak's size and the process's RSS get an interval over runs.</summary>
+    public ComparePlan PlanComparison(CaseSpec cs, int rounds) =>
+        new(rounds, rounds, null, double.MaxValue, $"{rounds} runs per subject (--rounds)");
+
+    public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new)
+    {
+        static List<double> Of(IReadOnlyList<Verdict> vs, Func<LeakFacts, double> f) => vs.Select(v => v.Facts).OfType<LeakFacts>().Select(f).ToList();
+        // A clean cell's shared memory is noise around 0: its ratio means nothing, so it is compared from 1 MB up.
+        return Comparisons.WithFigures(@base, @new, [.. new[]
+        {
+            Comparisons.RatioOf("cell shmem MB", Of(@base, f => f.ShmemDeltaMB), Of(@new, f => f.ShmemDeltaMB), minimum: 1),
+            Comparisons.RatioOf("RSS MB", Of(@base, f => f.RssMB), Of(@new, f => f.RssMB)),
+        }.OfType<FigureComparison>()]);
+    }
+
     public void Validate(CaseSpec cs, Fields c)
     {
         var sh = cs.Signature.Get<ShmemSpec>(Key)!;

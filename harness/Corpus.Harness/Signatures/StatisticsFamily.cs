@@ -91,6 +91,19 @@ public sealed class StatisticsFamily : ISignatureFamily
                                 + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)");
     }
 
+    /// <summary>Rounds of as many forced runs as a clean verdict needs, until Fisher's exact test decides or the budget ends.</summary>
+    public ComparePlan PlanComparison(CaseSpec cs, int rounds)
+    {
+        var st = cs.Signature.Get<StatisticsSpec>(Key)!;
+        var max = Math.Max(1, st.MaxRuns / st.RunsForClean);
+        return new ComparePlan(1, max, st.RunsForClean, 4 * st.BudgetSec,
+                               $"rounds of {st.RunsForClean} runs per subject until p < {Comparisons.Alpha} (Fisher's exact test) or the difference is within ±{st.Epsilon}, "
+                               + $"at most {max} rounds ({max * st.RunsForClean} runs, maxRuns {st.MaxRuns}) and no new round after {4 * st.BudgetSec:0} s (4 × budgetSec)");
+    }
+
+    public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) =>
+        Comparisons.Rates(@base, @new, v => v.Facts is RaceFacts f ? (f.Hits, f.Runs, f.Epsilon) : null);
+
     internal static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
     {
         var rate = RaceStatistics.Wilson(hits, runs);
