@@ -167,6 +167,20 @@ public sealed class MatrixBisectTests
         Assert.Equal(["roslyn:4.8.0", "roslyn:4.11.0", "roslyn:4.14.0", "roslyn:5.0.0", "roslyn:5.12.0"], subjects);
     }
 
+    /// <summary>The nested-attribute blowup came with 4.3.1 and went with 4.11.0: --subjects picks the change it spans.</summary>
+    [Fact]
+    public void ARowThatChangesTwiceNeedsSubjectsThatSpanOneChange()
+    {
+        var m = Matrix(("roslyn:3.6.0", Outcome.Clean), ("roslyn:4.3.1", Outcome.Reproduced), ("roslyn:4.8.0", Outcome.Reproduced),
+                       ("roslyn:4.11.0", Outcome.Clean), ("roslyn:5.12.0", Outcome.Clean));
+        var e = Assert.Throws<Json.InputException>(() => MatrixBisect.Plan(m, null, null, null, []));
+        Assert.Contains("changes outcome 2 times: roslyn-nested-attribute-blowup:attribute/bug roslyn:3.6.0 (clean) → roslyn:4.3.1 (reproduced), "
+                        + "roslyn-nested-attribute-blowup:attribute/bug roslyn:4.8.0 (reproduced) → roslyn:4.11.0 (clean)", e.Message);
+        var (b, subjects) = MatrixBisect.Plan(m, null, null, null, ["roslyn:4.5.0", "roslyn:4.8.0", "roslyn:4.11.0", "roslyn:4.14.0"]);
+        Assert.Equal(("roslyn:4.8.0", "roslyn:4.11.0"), (b.Before, b.After));
+        Assert.Equal(["roslyn:4.8.0", "roslyn:4.11.0"], subjects);
+    }
+
     [Fact]
     public void AMatrixWithoutAChangeHasNothingToBisect()
     {

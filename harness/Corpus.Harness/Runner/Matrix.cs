@@ -94,21 +94,33 @@ public static class MatrixBisect
     private static bool Decisive(Outcome? o) => o is Outcome.Reproduced or Outcome.Clean;
 
     /// <summary>
-    /// The first change of a row along the matrix's subjects: the last subject with the first decisive outcome and the
-    /// first with the other one; squares between them that could not be judged are listed. Null when the row never changes.
+    /// Every change of a row along the matrix's subjects: the last subject with one decisive outcome and the first with
+    /// the other; squares between them that could not be judged are listed.
     /// </summary>
-    public static MatrixBoundary? Boundary(MatrixRow row)
+    public static IReadOnlyList<MatrixBoundary> Boundaries(MatrixRow row)
     {
+        var found = new List<MatrixBoundary>();
         int? last = null;
         for (var i = 0; i < row.Squares.Count; i++)
         {
             if (!Decisive(row.Squares[i].Outcome)) continue;
             if (last is { } l && row.Squares[i].Outcome != row.Squares[l].Outcome)
-                return new(row, row.Squares[l].Subject, row.Squares[l].Outcome!.Value, row.Squares[i].Subject, row.Squares[i].Outcome!.Value,
-                           row.Squares.Skip(l + 1).Take(i - l - 1).Select(q => q.Subject).ToList());
+                found.Add(new(row, row.Squares[l].Subject, row.Squares[l].Outcome!.Value, row.Squares[i].Subject, row.Squares[i].Outcome!.Value,
+                              row.Squares.Skip(l + 1).Take(i - l - 1).Select(q => q.Subject).ToList()));
             last = i;
         }
-        return null;
+        return found;
+    }
+
+    /// <summary>Whether a change lies inside a --subjects list: both its ends are in it, or within its versions.</summary>
+    private static bool Within(MatrixBoundary b, IReadOnlyList<string> finer)
+    {
+        if (finer.Contains(b.Before) && finer.Contains(b.After)) return true;
+        var sorted = SubjectOrder.ByVersion([.. finer.Union([b.Before, b.After])]);
+        if (sorted is null || SubjectOrder.ByVersion(finer) is not { } own) return false;
+        int Pos(string s) => sorted.ToList().IndexOf(s);
+        bool Inside(string s) => Pos(s) >= Pos(own[0]) && Pos(s) <= Pos(own[^1]);
+        return Inside(b.Before) && Inside(b.After);
     }
 
     /// <summary>
@@ -122,15 +134,19 @@ public static class MatrixBisect
         if (rows.Count == 0)
             throw new InputException($"matrix run {m.RunId} has no cell {repro ?? "*"}:{cs ?? "*"}/{variant ?? "*"} "
                                      + $"(cells: {string.Join(", ", m.Rows.Select(r => $"{r.Repro}:{r.Case}/{r.Variant}"))})");
-        var changes = rows.Select(Boundary).OfType<MatrixBoundary>().ToList();
-        if (changes.Count == 0)
+        var all = rows.SelectMany(Boundaries).ToList();
+        // A row that changes more than once (a bug that came and went): --subjects picks the change it spans.
+        var changes = finer.Count > 0 && all.Count > 1 ? all.Where(b => Within(b, finer)).ToList() : all;
+        if (all.Count == 0)
             throw new NoChangeException($"no change in matrix run {m.RunId}: "
                 + string.Join("; ", rows.Select(r => $"{r.Repro}:{r.Case}/{r.Variant} is "
                     + string.Join(", ", r.Squares.Select(q => q.OutcomeText).Distinct()) + " on every subject that could be judged"))
                 + "; nothing to bisect");
-        if (changes.Count > 1)
-            throw new InputException($"matrix run {m.RunId} changes outcome in {changes.Count} cells; choose one with --repro, --case and --variant: "
-                                     + string.Join(", ", changes.Select(b => $"{b.Row.Repro}:{b.Row.Case}/{b.Row.Variant} ({b.Before} → {b.After})")));
+        if (changes.Count != 1)
+            throw new InputException($"matrix run {m.RunId} changes outcome {all.Count} times"
+                                     + (finer.Count > 0 ? $", {changes.Count} of them within --subjects" : "")
+                                     + ": " + string.Join(", ", all.Select(b => $"{b.Row.Repro}:{b.Row.Case}/{b.Row.Variant} {b.Before} ({b.BeforeOutcome.Name()}) → {b.After} ({b.AfterOutcome.Name()})"))
+                                     + "; choose one with --repro, --case and --variant, or with --subjects that span only it");
         var b = changes[0];
         if (finer.Count == 0)
             return (b, [b.Before, .. b.Between, b.After]);
