@@ -48,6 +48,38 @@ public sealed class MatrixCommandTests : IDisposable
         Assert.True(File.Exists(Path.Combine(run, "summary.json")));
     }
 
+    /// <summary>A native case on Mono and a managed case on linux: each a square that says n/a and why.</summary>
+    [Fact]
+    public void ACellASubjectCannotRunIsNotApplicable()
+    {
+        _corpus.Write("b", """
+            {
+              "id": "ID", "title": "t", "category": "leak", "references": ["r"], "languages": ["csharp", "cpp"], "platforms": ["windows"],
+              "subjects": ["mono", "linux"], "variants": ["bug"],
+              "build": { "mono": { "sources": ["src/*.cs"] }, "cmake": { "dir": "cpp" } },
+              "cases": [
+                { "id": "managed", "args": ["x"], "subjects": ["mono"], "signature": { "process": { "exit": "zero" } } },
+                { "id": "native", "program": "cmake:t", "args": ["x"], "subjects": ["linux"], "signature": { "process": { "exit": "zero" } } }
+              ]
+            }
+            """, """
+            { "repro": "b", "cells": [
+              { "case": "managed", "variant": "bug", "subject": "mono", "outcome": "unsupported", "reason": "Windows only" },
+              { "case": "native", "variant": "bug", "subject": "linux", "outcome": "unsupported", "reason": "Windows only" } ] }
+            """);
+        var cpp = Path.Combine(_corpus.Root, "repros", "b", "cpp");
+        Directory.CreateDirectory(cpp);
+        File.WriteAllText(Path.Combine(cpp, "CMakeLists.txt"), "project(b)\nadd_executable(t t.cpp)\n");
+        File.WriteAllText(Path.Combine(cpp, "t.cpp"), "int main() {}\n");
+        var (exit, output, err) = Corpus("matrix", "--repro", "b", "--subjects", "mono,linux", "--run-id", "na");
+        Assert.True(exit == 0, output + err);
+        var rows = JsonNode.Parse(File.ReadAllText(Path.Combine(_corpus.Root, "artifacts", "na", "matrix.json")))!["rows"]!.AsArray();
+        string? Outcome(int row, int col) => rows[row]!["squares"]![col]!["outcome"]?.GetValue<string>();
+        Assert.Equal(("unsupported", null, null, "unsupported"), (Outcome(0, 0), Outcome(0, 1), Outcome(1, 0), Outcome(1, 1)));
+        Assert.Contains("not on linux, which runs a native program", rows[0]!["squares"]![1]!["detail"]!.GetValue<string>());
+        Assert.Matches(@"(?m)^b:native\s+n/a: a native program", output);
+    }
+
     [Fact]
     public void MatrixRefusesAnUnknownSubject()
     {
