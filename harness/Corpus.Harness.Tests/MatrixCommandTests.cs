@@ -97,6 +97,16 @@ public sealed class MatrixCommandTests : IDisposable
         Assert.Contains("no change in matrix run m2: a:one/bug is unsupported on every subject that could be judged; nothing to bisect", output);
     }
 
+    /// <summary>Subjects that cannot run the cell here are skipped one after another; with none left, it is inconclusive.</summary>
+    [Fact]
+    public void BisectSkipsSubjectsItCannotJudgeAndSaysSo()
+    {
+        var (exit, output, _) = Corpus("bisect", "--repro", "a", "--case", "one", "--variant", "bug", "--subjects", "mono,net10,net8");
+        Assert.Equal(1, exit);
+        Assert.Contains("skipped mono (unsupported): it cannot be judged; trying its neighbour net10", output);
+        Assert.Contains("inconclusive: the ends must be reproduced or clean, got net10 unsupported and net8 unsupported (mono skipped: could not be judged)", output);
+    }
+
     [Fact]
     public void BisectFromARunWithoutAMatrixIsBadInput()
     {

@@ -150,7 +150,18 @@ internal static class BisectCommand
         var variant = variantId ?? (m.Variants.Count == 1 ? m.Variants[0]
             : throw new InputException($"{m.Id} has several variants: give --variant ({string.Join(", ", m.Variants)})"));
         if (!m.Variants.Contains(variant)) throw new InputException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
-        var subjects = names.Select(n => Program.ResolveSubject(n, root)).ToList();
+        var subjects = names.Select(n =>
+        {
+            try { return Program.ResolveSubject(n, root); }
+            // A version that cannot be provisioned is a probe to skip, as mozregression skips a broken build; a path
+            // that is not a build stays bad input.
+            catch (InputException e) when (SubjectOrder.Parse(n) is { } v
+                                            && Subjects.SubjectKinds.All.FirstOrDefault(k => k.UserPrefixes.Contains(v.Kind)) is { } kind)
+            {
+                Console.WriteLine($"  {e.Message}: it will be skipped");
+                return new Subject(n, kind, n, null, e.Message);
+            }
+        }).ToList();
         foreach (var s in subjects)
             if (s.Validate(cs) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
 
