@@ -81,6 +81,15 @@ public sealed class MatrixCommandTests : IDisposable
     }
 
     [Fact]
+    public void WithoutSubjectsTheColumnsAreTheCasesOwn()
+    {
+        var (exit, output, err) = Corpus("matrix", "--case", "one", "--variant", "bug", "--run-id", "own");
+        Assert.True(exit == 0, output + err);
+        var json = JsonNode.Parse(File.ReadAllText(Path.Combine(_corpus.Root, "artifacts", "own", "matrix.json")))!;
+        Assert.Equal(["mono", "net10"], json["subjects"]!.AsArray().Select(s => s!["name"]!.GetValue<string>()));
+    }
+
+    [Fact]
     public void MatrixRefusesAnUnknownSubject()
     {
         var (exit, _, err) = Corpus("matrix", "--subjects", "net10,nosuch");
