@@ -11,6 +11,7 @@ CASE    ?=
 KEEP    ?=
 RUNS    ?=
 ENV     ?=
+SHARD   ?=
 
 CORPUS := dotnet build/harness/corpus/corpus.dll
 comma := ,
@@ -26,11 +27,11 @@ DEMO_SUBJECTS := mono,net10
 SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
          $(if $(SUBJECT),--subject '$(SUBJECT)',$(if $(REPRO),,--subject $(DEMO_SUBJECTS))) \
          $(if $(VARIANT),--variant $(VARIANT)) $(if $(CASE),--case $(CASE)) $(if $(KEEP),--keep) $(if $(RUNS),--runs $(RUNS)) \
-         $(foreach e,$(ENV),--env '$(e)')
+         $(foreach e,$(ENV),--env '$(e)') $(if $(SHARD),--shard '$(SHARD)')
 
 # A misspelt variable (CAS=win32) would silently widen the run, so `make run` takes only its own. GNU make exits 2
 # whenever the corpus exits non-zero; the corpus's own code (1: a cell differs, 2: bad input) is in make's "Error N".
-RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS ENV
+RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS ENV SHARD
 ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   given_vars := $(foreach d,$(MAKEOVERRIDES),$(if $(findstring =,$d),$(firstword $(subst +, ,$(subst :, ,$(subst =, ,$d))))))
   ifneq ($(filter-out $(RUN_VARS),$(given_vars)),)
@@ -38,7 +39,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect matrix
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect merge durations matrix
 setup:
 	@ci/setup.sh
 
@@ -60,8 +61,19 @@ unit:
 publish-windows-harness:
 	ci/publish-windows-harness.sh
 
+# SHARD=I/N: the I-th of N shares of the gate's cells (see `make merge`).
 gate:
-	ci/gate.sh
+	ci/gate.sh $(if $(SHARD),--shard '$(SHARD)')
+
+# One run from the runs of SHARD=1/N … N/N: make merge SHARDS='run-id-or-folder …' [OUT=DIR]; exit codes as for the gate.
+SHARDS ?=
+OUT ?=
+merge: setup
+	$(CORPUS) merge $(SHARDS) $(if $(OUT),--out '$(OUT)')
+
+# The seconds of every cell of a run (RUN=<id>|latest) into ci/durations.json, which SHARD= balances by.
+durations: setup
+	$(CORPUS) durations '$(or $(RUN),latest)'
 
 # The repros' Pester tests (repros/<id>/<id>.Tests.ps1): over a finished run with RUN=<id>|latest, else running their
 # cells (artifacts kept); REPRO=<id>[,<id>] for some.

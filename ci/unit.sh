@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make unit: xUnit for every C# project; GoogleTest through CTest for every repro with a cpp/ folder, natively and,
 # for the Win32 tests, under Wine; the Wine cell checks; PowerShell's parser over every PowerShell file and the Corpus
-# module's Pester tests; the harness as a Windows program under Wine. Stops at the first failure with its exit code.
+# module's Pester tests; actionlint over ci/workflows/; the harness as a Windows program under Wine. Stops at the first
+# failure with its exit code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}
@@ -9,7 +10,7 @@ mkdir -p "$TMPDIR"
 
 # The Wine template prefix and the cross-built GoogleTest: the Wine tests below and the harness's own tests use them.
 harness/wine/template.sh
-harness/wine/googletest.sh
+flock .cache/wine/googletest.lock harness/wine/googletest.sh .cache/wine/googletest
 
 dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
 
@@ -37,13 +38,19 @@ printf 'Describe "broken" {\n    It "x" {\n        $a = (1 +\n' > build/pester-b
 if ci/pwsh.sh -File ci/check-powershell.ps1 build/pester-broken.ps1 2>/dev/null; then
   echo "check-powershell: a broken script passed the check" >&2; exit 1
 fi
+# The GitHub Actions workflows through actionlint (pinned, ci/actionlint/); they are not run here.
+ci/lint-workflows.sh
+
 # The Corpus PowerShell module's own tests (no cell runs): its Should operators, run reading and `corpus list`.
 ci/pwsh.sh -Command '$c = New-PesterConfiguration; $c.Run.Path = "harness/pester/Tests"; $c.Run.Exit = $true
                      $c.Output.Verbosity = "Detailed"; Invoke-Pester -Configuration $c'
 
 # The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
-# with the Linux harness's outcomes (docs/wine.md, "The harness as a Windows program").
+# with the Linux harness's outcomes, then the repros' Pester files under PowerShell for Windows over that run (docs/wine.md,
+# "The harness as a Windows program").
 ci/publish-windows-harness.sh
+# PowerShell for Windows on a win-x64 .NET root from NuGet packs, for the smoke's Pester run (assembled once).
+harness/wine/pwsh.sh setup
 smoke=build/winsmoke.log
 dotnet build/harness/corpus/corpus.dll winsmoke | tee "$smoke"
 # A CI reader searching the log for "failed" must find only real failures: the inner Windows harness's own gate

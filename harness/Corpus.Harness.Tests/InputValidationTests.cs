@@ -216,7 +216,7 @@ public sealed class InputValidationTests : IDisposable
     public void ADisplayNeedsASubjectWithOne()
     {
         AssertField(Make(caseExtra: "\"display\": true,"), "cases[0].display",
-                    "a case with 'display' runs on a subject with a display (windows, wine, wine-win10, wine-net10, wine-net8), not on mono");
+                    "a case with 'display' runs on a subject with a display (windows, wine, wine-win10, wine-net10, wine-net8, wine-net:VERSION), not on mono");
         // Every subject of the case needs one, not just some.
         AssertField(Make(caseExtra: "\"display\": true, \"subjects\": [\"wine-net10\", \"net10\"],"), "cases[0].display", "not on net10");
         AssertField(Make(caseExtra: "\"display\": \"yes\","), "cases[0].display", "expected true or false");
@@ -234,7 +234,7 @@ public sealed class InputValidationTests : IDisposable
     {
         const string heap = "{ \"timed\": { \"marker\": \"m\", \"heap\": true } }";
         AssertField(Make(subjects: "[\"mono\"]", capture: heap), "cases[0].capture.timed.heap",
-                    "none of the case's subjects (mono) gives heap statistics (subjects that do: net10, net8, roslyn:VERSION)");
+                    "none of the case's subjects (mono) gives heap statistics (subjects that do: net10, net8, net:VERSION, roslyn:VERSION)");
         Assert.True(Manifest.Load(Write("heap", Make(capture: heap))).Cases[0].Timed!.Heap);
     }
 

@@ -93,7 +93,7 @@ public sealed class SelectionTests : IDisposable
                      + "linux-asan, linux-tsan, wine, wine-win10, not on net10, which runs the .NET/Mono program (main)",
                      Assert.Throws<InputException>(() => Select("m", cases: "cpp", subjects: "net10")).Message);
         Assert.Equal("--subject: linux can run none of the selected cases (m:one): the .NET/Mono program (main) runs on mono, net10, "
-                     + "net8, wine-net10, wine-net8, not on linux, which runs a native program (cmake:TARGET)",
+                     + "net8, net:VERSION, wine-net10, wine-net8, wine-net:VERSION, not on linux, which runs a native program (cmake:TARGET)",
                      Assert.Throws<InputException>(() => Select("m", cases: "one", subjects: "linux,mono")).Message);
     }
 

@@ -182,6 +182,38 @@ public class WindowsPathTests
 
     [Fact]
     public void WinePathsAreOnDriveZ() => Assert.Equal("Z:\\work\\corpus", WindowsSmoke.WinePath("/work/corpus"));
+
+    /// <summary>Pester 5.7.1's JUnit XML, cut from a run under Wine with three outcomes.</summary>
+    [Fact]
+    public void PesterTallyCountsItsFromJUnit()
+    {
+        var file = Path.Combine(Path.GetTempPath(), $"pester-{Guid.NewGuid():n}.xml");
+        File.WriteAllText(file, """
+            <?xml version="1.0" encoding="utf-8" standalone="no"?>
+            <testsuites name="Pester" tests="3" errors="0" failures="1" disabled="1" time="4.657">
+              <testsuite name="a.Tests.ps1" tests="3" errors="0" failures="1" skipped="1" disabled="0">
+                <testcase name="a.linux.x" status="Skipped" classname="a.Tests.ps1" assertions="0" time="0"><skipped message=""></skipped></testcase>
+                <testcase name="a.win32.y" status="Passed" classname="a.Tests.ps1" assertions="0" time="0.2" />
+                <testcase name="a.win32.z" status="Failed" classname="a.Tests.ps1" assertions="0" time="0.1">
+                  <failure message="Expected 8, but got 3.&#xA;Detail: the memory belongs to no process">at line 1</failure>
+                </testcase>
+              </testsuite>
+            </testsuites>
+            """);
+        try
+        {
+            var t = WindowsSmoke.PesterTally(file)!;
+            Assert.Equal((1, 1, 1), (t.Passed, t.Failed, t.Skipped));
+            Assert.Equal(["a.win32.z: Expected 8, but got 3."], t.Failures);
+        }
+        finally { File.Delete(file); }
+        Assert.Null(WindowsSmoke.PesterTally(file));
+    }
+
+    [Fact]
+    public void PlainTextDropsWhatThePtyAdded() =>
+        Assert.Equal("planted: x\nTests Passed: 8,",
+                     WindowsSmoke.PlainText("\u001b]0;Administrator: \u0007\u001b[?25lplanted: x\r\r\n\u001b[?25hTests Passed: 8,\u001b[K"));
 }
 
 /// <summary>cdb's `~*k` output, as cdb 10.0 prints it for a minidump (written by hand after its documented format).</summary>

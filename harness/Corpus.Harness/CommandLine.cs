@@ -40,9 +40,16 @@ internal static class Cli
                     RunId(),
                     Value("alongside", "N", "cells that mostly wait (hangs, held memory) run alongside the busy ones, N at once "
                                             + "(default 2), and timed cells (sweeps) run last, alone; 0 runs every cell in turn, in plan order"),
-                    Env()),
+                    Env(),
+                    Value("shard", "I/N", "only the I-th of N shares of the selected cells, balanced by their recorded seconds "
+                                          + "(ci/durations.json); `corpus merge` joins the N runs")),
             Command("list", "the cells a run would run, with their expected outcomes",
                     RootDir(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Flag("json", "print JSON, for other drivers")),
+            Runs(Command("merge", "join the runs of `run --shard I/N` (1..N) into one run, as one run of their selection would have "
+                               + "written it, and gate it (exit codes as for run)", RootDir(),
+                          Value("out", "DIR", "the merged run's folder, which must not exist yet (default: artifacts/<UTC time>)"))),
+            Runs(Command("durations", "record each cell's seconds from runs' summaries in ci/durations.json, which --shard balances by",
+                         RootDir(), Value("file", "FILE", "the record to update (default ci/durations.json)"))),
             Command("validate", "check every manifest and expected file", RootDir()),
             Command("subjects", "list built-in subjects and whether they are usable here", RootDir()),
             Command("clean", "kill and remove what a killed run left behind", RootDir()),
@@ -66,6 +73,13 @@ internal static class Cli
         var help = root.Options.OfType<HelpOption>().Single();
         help.Action = new HelpWithSubjects((SynchronousCommandLineAction)help.Action!);
         return root;
+    }
+
+    /// <summary>RUN…: run ids under artifacts/ or run folders.</summary>
+    private static Command Runs(Command c)
+    {
+        c.Arguments.Add(new Argument<string[]>("RUN") { Description = "a run id under artifacts/, or a run folder", Arity = ArgumentArity.ZeroOrMore });
+        return c;
     }
 
     private static Command Command(string name, string description, params Option[] options)
@@ -193,6 +207,8 @@ internal sealed class Args
         if (MissingValue(result) is { } missing) throw missing;
         if (result.Errors.Count > 0) throw Explain(result);
         var a = new Args { Command = command.Name };
+        // RUN… of merge and durations.
+        foreach (var arg in result.CommandResult.Children.OfType<ArgumentResult>()) a._values["runs"] = [.. arg.Tokens.Select(t => t.Value)];
         foreach (var o in result.CommandResult.Children.OfType<OptionResult>().Where(o => !o.Implicit && o.Option is not HelpOption))
         {
             var name = o.Option.Name[2..];

@@ -37,6 +37,8 @@ public static class Program
                                                           args.List("subject"), args.List("exclude-tag")),
                                          args.Has("json"), Console.Out, Console.Error),
                 "clean" => Clean(root),
+                "merge" => MergeCommand.Run(root, args, Console.Out),
+                "durations" => ShardCommand.Record(root, args, Console.Out),
                 "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
                 "matrix" => await RunAsync(root, args, (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code)),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
@@ -155,6 +157,8 @@ public static class Program
                 unusable[spec] = $"{spec}: {why}";
         if (unusable.Count > 0 && unusable.Count == givenSubjects.Count) throw new InputException(string.Join("\n", unusable.Values));
         var plan = selection.Cells.Where(c => !unusable.ContainsKey(c.Subject.Name)).ToList();
+        var (shard, shardPlan) = ShardCommand.Pick(root, args.Get("shard"), plan);
+        plan = [.. shardPlan];
         var errors = selection.Errors.Concat(unusable.Values.Select(m => $"--subject {m}")).ToList();
         if (selection.OtherErrors > 0)
             Console.Error.WriteLine($"note: {selection.OtherErrors} input errors in repros not selected; see corpus validate");
@@ -182,32 +186,12 @@ public static class Program
             return cell;
         }, () => Interrupt.IsRequested);
         var seconds = clock.Elapsed.TotalSeconds;
-        SummaryWriter.Write(Path.Combine(runDir, "summary.json"), runId, cells, errors, seconds, root);
+        SummaryWriter.Write(Path.Combine(runDir, "summary.json"), runId, cells, errors, seconds, root, new Provenance(Checkout.Of(root), shard));
         Supervisor.Remove(runEntry);
         SummaryWriter.WriteJUnit(Path.Combine(runDir, "junit.xml"), cells, errors);
         new MarkdownReport(tools).Write(runDir, runId, cells, errors, seconds);
-        var latest = Path.Combine(artifacts, "latest");
-        // Windows: a symbolic link needs a privilege (or developer mode), so there is no artifacts/latest there.
-        if (!OperatingSystem.IsWindows())
-        {
-            if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
-            File.CreateSymbolicLink(latest, runId);
-        }
-
-        Console.WriteLine(ConsoleTable.Render(cells));
-        foreach (var e in errors) Console.WriteLine($"INPUT ERROR {e}");
-        var differ = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
-        var failed = cells.Count(RunExit.Fails);
-        Console.WriteLine();
-        Console.WriteLine($"{cells.Count} cells, {differ} differ from expected/, "
-                          + (failed > differ ? $"{failed - differ} with no expectation ended neither reproduced nor clean, " : "")
-                          + $"{errors.Count} input errors, {seconds:0} s. "
-                          + $"Report: {Path.GetRelativePath(root, Path.Combine(runDir, "report.md"))}");
-        // Cells whose subject cannot be provisioned here (a compiler version NuGet lacks) neither pass nor fail.
-        var notGated = cells.Count(c => c.Gate == GateStatus.Unchecked && c.Expected is not null);
-        Console.WriteLine($"gate: {cells.Count - failed - notGated} passed, {failed} failed"
-                          + (notGated > 0 ? $", {notGated} not gated (subject unavailable here)" : "")
-                          + (errors.Count > 0 ? $", {errors.Count} input errors" : ""));
+        RunOutputs.LinkLatest(artifacts, runId);
+        RunOutputs.Print(Console.Out, root, runDir, cells, errors, seconds);
         if (Interrupt.IsRequested)
         {
             // A race cell's other run may still be removing its cgroup.

@@ -68,11 +68,17 @@ if ! "$HOST_DOTNET_ROOT/dotnet" restore "$work/dl.csproj" --nologo -v q >"$work/
 fi
 pkgroot=$("$HOST_DOTNET_ROOT/dotnet" nuget locals global-packages --list | sed -n 's/^global-packages: //p')
 pack=${pkgroot%/}/microsoft.netcore.app.runtime.linux-x64/${VERSION,,}
+# netX.Y from .NET 5 on; netcoreappX.Y before.
 managed=$pack/runtimes/linux-x64/lib/net$(cut -d. -f1-2 <<<"$VERSION")
+[[ -d $managed ]] || managed=$pack/runtimes/linux-x64/lib/netcoreapp$(cut -d. -f1-2 <<<"$VERSION")
 native=$pack/runtimes/linux-x64/native
-# The pack carries the framework's own Microsoft.NETCore.App.deps.json and .runtimeconfig.json
-# next to the managed assemblies, identical to what an installed shared framework has.
-[[ -f $managed/Microsoft.NETCore.App.deps.json ]] || die "no Microsoft.NETCore.App.deps.json in $managed"
+[[ -d $managed ]] || die "no managed assemblies under $pack/runtimes/linux-x64/lib"
+# From .NET 5 on the pack carries the framework's own Microsoft.NETCore.App.deps.json and .runtimeconfig.json next
+# to the managed assemblies, identical to what an installed shared framework has. A .NET Core 3.x pack has neither:
+# hostpolicy then takes every assembly in the framework's folder, and the smoke test below still has to pass.
+has_deps=1
+[[ -f $managed/Microsoft.NETCore.App.deps.json ]] || has_deps=0
+(( has_deps || ${VERSION%%.*} < 5 )) || die "no Microsoft.NETCore.App.deps.json in $managed"
 
 # --- 2. assemble in a staging directory, then swap it in ---------------------------
 stage=$DEST.staging.$$
@@ -101,10 +107,28 @@ install -m 0644 "$pack/Microsoft.NETCore.App.versions.txt" "$fw/.version"
 
 # Every asset the deps.json names must be present, or the host fails at startup. Asset
 # names sit at a fixed depth (10 spaces) in this SDK-generated file.
-assets=$(grep -oE '^ {10}"[^"]+": \{' "$fw/Microsoft.NETCore.App.deps.json" | cut -d'"' -f2)
-[[ $(wc -l <<<"$assets") -gt 100 ]] || die "unexpected deps.json layout in $managed"
-missing=$(while read -r name; do [[ -e $fw/$name ]] || echo "$name"; done <<<"$assets")
-[[ -z $missing ]] || die "deps.json names files the pack lacks: $missing"
+# A 3.x pack: today's hostfxr lists only framework folders with a <name>.deps.json, so write the one an installed 3.x
+# runtime has in substance: every managed assembly and native library of the folder as the runtime pack's assets.
+if ((!has_deps)); then
+  tfm=$(cut -d. -f1-2 <<<"$VERSION")
+  {
+    printf '{\n  "runtimeTarget": { "name": ".NETCoreApp,Version=v%s/linux-x64", "signature": "" },\n' "$tfm"
+    printf '  "compilationOptions": {},\n  "targets": {\n    ".NETCoreApp,Version=v%s": {},\n' "$tfm"
+    printf '    ".NETCoreApp,Version=v%s/linux-x64": {\n      "runtimepack.Microsoft.NETCore.App.Runtime.linux-x64/%s": {\n' "$tfm" "$VERSION"
+    printf '        "runtime": {\n'
+    (cd "$fw" && ls -1 *.dll) | sed 's/.*/          "&": {}/' | paste -sd, - | sed 's/,/,\n/g'
+    printf '        },\n        "native": {\n'
+    (cd "$fw" && ls -1 | grep -vE '\.(dll|a|md|txt)$' | grep -v '^\.') | sed 's/.*/          "&": {}/' | paste -sd, - | sed 's/,/,\n/g'
+    printf '        }\n      }\n    }\n  },\n  "libraries": {\n'
+    printf '    "runtimepack.Microsoft.NETCore.App.Runtime.linux-x64/%s": { "type": "runtimepack", "serviceable": false, "sha512": "" }\n  }\n}\n' "$VERSION"
+  } > "$fw/Microsoft.NETCore.App.deps.json"
+fi
+if ((has_deps)); then
+  assets=$(grep -oE '^ {10}"[^"]+": \{' "$fw/Microsoft.NETCore.App.deps.json" | cut -d'"' -f2)
+  [[ $(wc -l <<<"$assets") -gt 100 ]] || die "unexpected deps.json layout in $managed"
+  missing=$(while read -r name; do [[ -e $fw/$name ]] || echo "$name"; done <<<"$assets")
+  [[ -z $missing ]] || die "deps.json names files the pack lacks: $missing"
+fi
 
 # --- 3. smoke test the muxer from the staged root, then publish --------------------
 listed=$(DOTNET_ROOT=$stage DOTNET_MULTILEVEL_LOOKUP=0 "$stage/dotnet" --list-runtimes)

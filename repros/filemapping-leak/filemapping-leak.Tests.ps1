@@ -24,7 +24,8 @@ BeforeAll {
 }
 
 Describe 'filemapping-leak' -Tag 'Scenario' {
-    Context 'C#: MemoryMappedFile.CreateNew(null, size), view disposed, map kept, on .NET 10' {
+    # The Linux harness's cells (Linux subjects); the Windows harness's are the Win32 context below.
+    Context 'C#: MemoryMappedFile.CreateNew(null, size), view disposed, map kept, on .NET 10' -Skip:$IsWindows {
         BeforeAll {
             $bug = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject net10 -Run $Run
             $fix = Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant fix -Subject net10 -Run $Run
@@ -70,7 +71,7 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
         }
     }
 
-    Context 'C++: munmap without close, on Linux' {
+    Context 'C++: munmap without close, on Linux' -Skip:$IsWindows {
         BeforeAll {
             $memfd = Get-CorpusCellResult -Repro filemapping-leak -Case cpp-memfd -Variant bug -Subject linux -Run $Run
             $memfdFix = Get-CorpusCellResult -Repro filemapping-leak -Case cpp-memfd -Variant fix -Subject linux -Run $Run
@@ -86,6 +87,44 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
         It 'closing after munmap frees the pages' {
             $memfdFix | Should -BeClean
             $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Context
+        }
+    }
+
+    # The Windows harness's cells (corpus.exe: on Windows, or under Wine in `corpus winsmoke`).
+    Context 'Win32: CreateFileMapping on the page file, UnmapViewOfFile without CloseHandle, on Windows' -Skip:(-not $IsWindows) {
+        BeforeAll {
+            $bug = Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant bug -Subject windows -Run $Run
+            $fix = Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant fix -Subject windows -Run $Run
+            # Wine's loader in the run's environment: the run was under Wine, where there is no procdump.exe.
+            $underWine = [bool] ($bug.Metrics.inherited_env -and $bug.Metrics.inherited_env.WINELOADER)
+        }
+
+        It 'the process holds the 8 page-file sections by handle, 512 MB, while its working set stays under 64 MB' {
+            $bug.Family.outcome | Should -Be 'reproduced' -Because $bug.Context
+            $bug.Family.facts.heldObjects | Should -Be 8 -Because $bug.Context
+            $bug.Family.facts.heldFdOnlyMB | Should -Be $leakMB
+            $bug.Family.facts.rssMB | Should -BeLessThan 64 -Because 'no view maps the leaked pages'
+        }
+
+        It 'the sections are gone when the process exits' {
+            $bug.Family.facts.afterExitDeltaMB | Should -BeLessThan 1
+        }
+
+        It 'the stack snapshot shows main holding them; without procdump.exe (Wine) the cell is a wrong-failure, not a pass' {
+            if ($underWine) {
+                $bug.Outcome | Should -Be 'wrong-failure' -Because 'a leak without its stack evidence is not reproduced'
+                ($bug.Evidence | Where-Object key -eq 'stacks').detail | Should -Match 'procdump\.exe is not on PATH'
+            }
+            else {
+                $bug | Should -Reproduce
+                $bug | Should -HaveFrame 'filemapping_leak_win32!main'
+            }
+        }
+
+        It 'the fix (CloseHandle after the unmap) holds no section' {
+            $fix | Should -BeClean
+            $fix.Family.facts.heldObjects | Should -Be 0
+            $fix.Family.facts.shmemDeltaMB | Should -BeLessThan 16 -Because $fix.Context
         }
     }
 }

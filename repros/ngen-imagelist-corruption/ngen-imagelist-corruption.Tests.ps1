@@ -25,7 +25,8 @@ BeforeAll {
 }
 
 Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
-    Context 'the registry fixture in a Wine prefix' {
+    # The Linux harness's cells; the Windows harness's are the Windows registry context below.
+    Context 'the registry fixture in a Wine prefix' -Skip:$IsWindows {
         BeforeAll {
             $bug = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant bug -Subject wine -Run $Run
             $fix = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant fix -Subject wine -Run $Run
@@ -56,7 +57,40 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         }
     }
 
-    Context 'ngen.exe itself' {
+    # The Windows harness's cells (corpus.exe: on Windows, or under Wine in `corpus winsmoke`).
+    Context 'the registry fixture in the Windows machine''s registry' -Skip:(-not $IsWindows) {
+        BeforeAll {
+            $bug = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant bug -Subject windows -Run $Run
+            $fix = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case fixture -Variant fix -Subject windows -Run $Run
+        }
+
+        It 'the write-up''s NgenCorrupt.reg is applied to the registry and read back as written' {
+            $bug | Should -BeClean
+            $bug.Metrics.fixture_applied | Should -Match '^fixture/NgenCorrupt\.reg, fixture/bug\.reg into this Windows machine''s registry: '
+            $bug.Metrics.fixture_applied | Should -Match '\b1 value\(s\) read back as written'
+        }
+
+        It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
+            $bug.Detail | Should -Match 'the run saw the fixture applied'
+            $output = Get-ReaderOutput $bug
+            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' }
+        }
+
+        It 'afterwards the registry is as before: the key absent again, its parent''s listing unchanged' {
+            $bug.Metrics.fixture_restored | Should -Match '^restored: 1 key\(s\) absent again and their parents'' listings unchanged'
+        }
+
+        It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
+            $fix | Should -BeClean
+            $fix.Metrics.fixture_applied | Should -Match '\b1 deleted key\(s\) absent'
+            $output = Get-ReaderOutput $fix
+            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: NGenService without Roots' }
+            $fix.Metrics.fixture_restored | Should -Match '^restored: '
+        }
+    }
+
+    # On Windows these cells run ngen.exe for real; here the claim is only that Linux says so.
+    Context 'ngen.exe itself' -Skip:$IsWindows {
         It 'needs real Windows: the <Variant> cell is unsupported here, with the reason' -ForEach @(@{ Variant = 'bug' }, @{ Variant = 'fix' }) {
             $cell = Get-CorpusCellResult -Repro ngen-imagelist-corruption -Case ngen -Variant $Variant -Subject windows -Run $Run
             $cell.Outcome | Should -Be 'unsupported'

@@ -45,7 +45,7 @@ public static class FactsWriter
             ["family"] = c.Verdict is not { } v ? null : new
             {
                 key = c.Family, outcome = v.Outcome.Name(), detail = v.Detail, facts = v.Facts, keyFigures = v.KeyFigures,
-                plot = v.Plot == PlotScale.None ? null : Camel(v.Plot.ToString()), hitRun = v.HitRun,
+                plot = v.Plot == PlotScale.None ? null : Camel(v.Plot.ToString()), plotLabel = v.PlotLabel, hitRun = v.HitRun,
             },
             ["evidence"] = c.Evidence.Select(e => new { key = e.Key, status = Camel(e.Status.ToString()), detail = e.Detail, facts = e.Facts, keyFigures = e.KeyFigures }),
             ["metrics"] = c.Metrics,

@@ -32,7 +32,8 @@ public static class SummaryWriter
         ["gateMessage"] = c.GateMessage,
         ["seconds"] = c.Seconds,
         ["metrics"] = c.Metrics,
-        ["series"] = c.Series.Count == 0 ? null : new { metric = c.SeriesMetric, points = c.Series.Select(p => new[] { p.X, p.Y }) },
+        ["series"] = c.Series.Count == 0 ? null
+            : new { metric = c.SeriesMetric, unit = c.SeriesUnit, points = c.Series.Select(p => new[] { p.X, p.Y }) },
         ["timeSeries"] = c.TimeSeries.Count == 0 ? null
             : c.TimeSeries.ToDictionary(kv => kv.Key, kv => kv.Value.Select(p => new[] { p.X, p.Y })),
         ["runs"] = c.Runs.Select(r => new
@@ -56,16 +57,20 @@ public static class SummaryWriter
     private static string Rel(string path, string root) => Path.GetRelativePath(root, path);
 
     public static void Write(string file, string runId, IReadOnlyList<CellResult> cells, IReadOnlyList<string> inputErrors,
-                             double seconds, string root)
+                             double seconds, string root, Provenance? provenance = null, string? host = null)
     {
         var doc = new Dictionary<string, object?>
         {
             ["schema"] = SchemaVersion,
             ["runId"] = runId,
-            ["host"] = Environment.MachineName,
+            ["host"] = host ?? Environment.MachineName,
             ["seconds"] = Math.Round(seconds, 1),
             ["passed"] = cells.All(c => c.Gate is GateStatus.Pass or GateStatus.Unchecked) && inputErrors.Count == 0,
             ["inputErrors"] = inputErrors,
+            // Which checkout judged the run, and its shard: `corpus merge` checks both.
+            ["checkout"] = (provenance?.Checkout ?? Checkout.Of(root)).Json(),
+            ["shard"] = provenance?.Shard?.Json(),
+            ["merged"] = provenance?.Merged,
             ["cells"] = cells.Select(c => CellJson(c, root)),
         };
         File.WriteAllText(file, JsonSerializer.Serialize(doc, JsonOptions));

@@ -6,7 +6,8 @@ using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Runner;
 
-public sealed record BuildOutput(string? Program, string? Error, string Log);
+/// <param name="Unsupported">The build was only an attempt (<see cref="BuildRecipe.Attempt"/>) and failed: what it tried.</param>
+public sealed record BuildOutput(string? Program, string? Error, string Log, string? Unsupported = null);
 
 /// <summary>
 /// Builds a repro once per flavor (a subject kind's <see cref="BuildRecipe"/>: mono IL, net8.0, net10.0, cmake)
@@ -33,11 +34,21 @@ public sealed class Builder(string root, IToolRunner runner)
             var r = recipe.Run(m, outDir, program, runner);
             File.WriteAllText(log, r.Stdout + r.Stderr);
             if (r.ExitCode != 0)
-                return new BuildOutput(null, $"build for {recipe.Flavor} failed ({r.Describe("build")}); see {log}", log);
+                return new BuildOutput(null, $"build for {recipe.Flavor} failed ({r.Describe("build")}); see {log}", log,
+                                       recipe.Attempt(m) is { } tried ? $"{tried}, and that build failed: {FirstError(r.Stdout + r.Stderr)}" : null);
             if (!File.Exists(program)) return new BuildOutput(null, recipe.NoProgram(m, outDir, program) + $"; see {log}", log);
             File.WriteAllText(stamp, hash);
             return new BuildOutput(program, null, log);
         }
+    }
+
+    /// <summary>The compiler's or NuGet's first error line, without its project path, for a one-line detail.</summary>
+    public static string FirstError(string log)
+    {
+        var line = log.Split('\n').Select(l => l.Trim()).FirstOrDefault(l => l.Contains(": error ")) ?? "see the build log";
+        var at = line.IndexOf(": error ", StringComparison.Ordinal);
+        var text = at >= 0 ? line[(at + 2)..] : line;
+        return System.Text.RegularExpressions.Regex.Replace(text, @"\s*\[[^\]]*\.csproj[^\]]*\]\s*$", "");
     }
 
     /// <summary>Everything that can change the program: the repro's own files except tests, build output and docs.</summary>

@@ -126,7 +126,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var build = builder.Ensure(m, kind.Recipe(subject, m, cs));
         if (build.Program is null)
         {
-            (cell.Outcome, cell.Detail) = (Outcome.Error, build.Error!);
+            (cell.Outcome, cell.Detail) = build.Unsupported is { } tried
+                ? (Outcome.Unsupported, $"{subject.Name} cannot run the program: {tried}; see {build.Log}")
+                : (Outcome.Error, build.Error!);
             return;
         }
         cell.Metrics["runtime"] = kind.Describe(subject);
@@ -142,6 +144,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         try
         {
             verdict = await family.RunAsync(runs, cell);
+        }
+        catch (ProgramUnsupportedException e)
+        {
+            verdict = new Verdict(Outcome.Unsupported, $"the program cannot run on {subject.Name}: {e.Message}");
         }
         finally
         {

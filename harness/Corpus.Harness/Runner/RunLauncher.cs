@@ -111,6 +111,7 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
             catch (JsonException e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
         lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment) { CaptureOnly = untilCaptured });
+        if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
         lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
     }
 
@@ -326,3 +327,24 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         catch (IOException) { return "unknown"; }
     }
 }
+
+/// <summary>
+/// A run's program said this subject cannot run it (a line "REPRO-UNSUPPORTED reason" on stdout: an API the runtime
+/// removed or never had). The cell ends unsupported with that reason, whatever its family, and runs nothing more.
+/// </summary>
+public sealed class ProgramUnsupportedException(string reason, string label, string status)
+    : Exception($"{reason} ({label}: {status})")
+{
+    public const string Marker = "REPRO-UNSUPPORTED";
+    public string Reason => reason;
+
+    /// <summary>The reason of the first such line, or null; only at the start of a line, so quoting the marker is not saying it.</summary>
+    public static string? Said(string stdout)
+    {
+        foreach (var line in stdout.Split('\n'))
+            if (line.StartsWith(Marker, StringComparison.Ordinal) && (line.Length == Marker.Length || char.IsWhiteSpace(line[Marker.Length])))
+                return line[Marker.Length..].Trim() is { Length: > 0 } r ? r : "the program gave no reason";
+        return null;
+    }
+}
+

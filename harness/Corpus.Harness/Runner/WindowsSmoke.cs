@@ -14,6 +14,8 @@ namespace Corpus.Harness.Runner;
 /// run of this harness: a Linux memory cgroup around the whole Wine run (the real cap, since Wine ignores Job Object
 /// memory limits), a private prefix, tmpfs TMPDIR and wineserver (harness/wine/run.sh), and the supervisor if this
 /// harness dies. The same cells go through the Linux harness on `wine` and on `windows`, and the outcomes are compared.
+/// Then PowerShell for Windows under Wine (harness/wine/pwsh.sh) runs the repros' Pester files over the Windows harness's
+/// run, and a copy with one fact planted wrong must fail the It that reads it.
 /// The cells and the outcomes expected of the Windows harness under Wine are in harness/wine/windows-harness.json.
 /// </summary>
 public static class WindowsSmoke
@@ -110,12 +112,36 @@ public static class WindowsSmoke
             var r = await p.WaitAsync();
             return (r, t.Elapsed.TotalSeconds);
         }
-        (RunResult Run, double Seconds) selftest, windows;
+        // PowerShell for Windows (harness/wine/pwsh.sh) in a prefix of the same isolation, so its teardown covers it.
+        async Task<(RunResult Run, double Seconds)> Pwsh(string label, IReadOnlyList<string> args)
+        {
+            var env = new Dictionary<string, string>(isolation.Env)
+            {
+                ["WINE"] = wine.Path, ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(wine.Path)!, "wineserver"),
+            };
+            var spec = new ProcessSpec("bash", [Path.Combine(root, "harness", "wine", "pwsh.sh"), "run", .. args], root,
+                                       Path.Combine(dir, $"{label}.stdout"), Path.Combine(dir, $"{label}.stderr"), TimeSpan.FromMinutes(5), CapBytes, env);
+            var t = Stopwatch.StartNew();
+            using var p = new ContainedProcess(spec, (_, _, _) => { });
+            var r = await p.WaitAsync();
+            return (r, t.Elapsed.TotalSeconds);
+        }
+        (RunResult Run, double Seconds) selftest, windows, pester = default, planted = default;
+        var pesterRepros = expects.Select(e => e.Repro).Distinct().ToList();
         try
         {
             selftest = await UnderWine("selftest", ["selftest"]);
             windows = await UnderWine("windows-harness",
                 ["run", "--root", WinePath(root), "--repro", repros, "--case", cases, "--variant", variants, "--subject", "windows", "--run-id", windowsId]);
+            // 3b. The repros' Pester files, as on Linux (ci/pester.ps1), over the Windows harness's run; then one fact of
+            // that run planted wrong must fail the It that reads it (ci/pester-planted.ps1).
+            if (File.Exists(Path.Combine(root, "artifacts", windowsId, "summary.json")))
+            {
+                pester = await Pwsh("pester", ["-File", "ci/pester.ps1", "-Run", windowsId, "-Repro", string.Join(',', pesterRepros)]);
+                progress($"pester under wine: {pester.Run.Status} in {pester.Seconds:0.0} s");
+                planted = await Pwsh("pester-planted", ["-File", "ci/pester-planted.ps1", "-Run", windowsId, "-Windows"]);
+                progress($"pester-planted under wine: {planted.Run.Status} in {planted.Seconds:0.0} s");
+            }
         }
         finally { isolation.Dispose(); }   // every run's prefix, tmpfs and wineserver
         var (selftestRun, selftestSec) = selftest;
@@ -146,6 +172,22 @@ public static class WindowsSmoke
             Console.WriteLine($"    why: {e.Reason}");
             failures.AddRange(bad.Select(b => $"{key}: {b}"));
         }
+        var junit = Path.Combine(root, "artifacts", windowsId, "pester.junit.xml");
+        var tally = PesterTally(junit);
+        Console.WriteLine();
+        Console.WriteLine($"The repros' Pester files ({string.Join(", ", pesterRepros)}) under PowerShell for Windows, over the Windows harness's run:");
+        if (tally is null) failures.Add($"pester under Wine wrote no {Path.GetRelativePath(root, junit)} ({pester.Run?.Status ?? "not run"}; see {Path.Combine(dir, "pester.stdout")})");
+        else
+        {
+            Console.WriteLine($"pester: {tally.Passed} passed, {tally.Failed} failed, {tally.Skipped} skipped ({pester.Run!.Status}, {pester.Seconds:0.0} s)");
+            foreach (var f in tally.Failures) Console.WriteLine($"    FAILED {f}");
+            if (tally.Failed > 0 || pester.Run.ExitCode != 0) failures.Add($"pester under Wine: {tally.Failed} failed ({pester.Run.Status})");
+            if (tally.Passed == 0) failures.Add("pester under Wine: no It passed");
+        }
+        var plantedSaid = planted.Run is null ? "" : PlainText(planted.Run.Stdout).Split('\n').LastOrDefault(l => l.StartsWith("planted:")) ?? "";
+        if (planted.Run?.ExitCode != 0)
+            failures.Add($"pester-planted under Wine: {planted.Run?.Status ?? "not run"} {plantedSaid} (see {Path.Combine(dir, "pester-planted.stdout")})");
+        else Console.WriteLine($"{plantedSaid} ({planted.Seconds:0.0} s)");
         Console.WriteLine();
         Console.WriteLine($"winsmoke: selftest under Wine {selftestSec:0.0} s ({selftestRun.Status}), Windows harness run {windowsSec:0.0} s "
                           + $"({windowsRun.Status}; its own table, gated against expected/ where windows is unsupported, is in "
@@ -187,10 +229,46 @@ public static class WindowsSmoke
                               + $"{(got?.Outcome == e.WindowsOutcome ? "ok" : "DIFFERS")}\n    {got?.Detail}\n    why: {e.WindowsReason}");
             if (got?.Outcome != e.WindowsOutcome) failures.Add($"{key}: {got?.Outcome ?? "missing"}, expected {e.WindowsOutcome}");
         }
+        // The repros' Pester files over this run and the planted wrong fact, as under Wine: the pinned pwsh (dotnet tool
+        // run) with the pinned Pester and the Corpus module first on PSModulePath; paths are relative to the checkout.
+        Directory.SetCurrentDirectory(root);
+        Environment.SetEnvironmentVariable("PSModulePath", string.Join(';', Path.Combine(root, ".cache", "powershell", "Modules"),
+            Path.Combine(root, "harness", "pester"), Environment.GetEnvironmentVariable("PSModulePath") ?? ""));
+        var pesterRepros = string.Join(',', expects.Select(e => e.Repro).Distinct());
+        foreach (var (label, script) in new (string, string[])[]
+                 {
+                     ("pester", ["ci/pester.ps1", "-Run", id, "-Repro", pesterRepros]),
+                     ("pester-planted", ["ci/pester-planted.ps1", "-Run", id, "-Windows"]),
+                 })
+        {
+            var ps = ToolRunner.Instance.Run("dotnet", ["tool", "run", "pwsh", "-NoProfile", "-NonInteractive", "-File", .. script], TimeSpan.FromMinutes(10));
+            Console.WriteLine(ps.Stdout.TrimEnd());
+            if (ps.ExitCode != 0) failures.Add($"{label}: {ps.Describe(label)}");
+        }
+        var tally = PesterTally(Path.Combine(root, "artifacts", id, "pester.junit.xml"));
+        Console.WriteLine(tally is null ? "pester: no JUnit XML" : $"pester: {tally.Passed} passed, {tally.Failed} failed, {tally.Skipped} skipped");
+        if (tally is null || tally.Passed == 0) failures.Add("pester: no It passed");
         foreach (var f in failures) Console.WriteLine($"winsmoke: FAIL {f}");
         Console.WriteLine($"winsmoke: {(failures.Count == 0 ? "passed" : $"{failures.Count} failure(s)")}; artifacts/{id}");
         return failures.Count == 0 ? 0 : 1;
     }
+
+    public sealed record Tally(int Passed, int Failed, int Skipped, IReadOnlyList<string> Failures);
+
+    /// <summary>Pester's JUnit XML: what ran, and each failed It with its message's first line.</summary>
+    public static Tally? PesterTally(string junit)
+    {
+        if (!File.Exists(junit)) return null;
+        var cases = System.Xml.Linq.XDocument.Load(junit).Descendants("testcase").ToList();
+        string Status(System.Xml.Linq.XElement c) => (string?)c.Attribute("status") ?? "";
+        var failed = cases.Where(c => c.Element("failure") is not null).ToList();
+        return new Tally(cases.Count(c => Status(c) == "Passed"), failed.Count, cases.Count(c => c.Element("skipped") is not null),
+                         failed.Select(c => $"{(string?)c.Attribute("name")}: {((string?)c.Element("failure")!.Attribute("message") ?? "").Split('\n')[0]}").ToList());
+    }
+
+    /// <summary>What a pseudo-terminal carried, without its escape sequences and carriage returns.</summary>
+    public static string PlainText(string s) =>
+        System.Text.RegularExpressions.Regex.Replace(s, @"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07|\r", "");
 
     /// <summary>Wine maps / to Z:.</summary>
     public static string WinePath(string path) => "Z:" + path.Replace('/', '\\');

@@ -44,7 +44,7 @@ public static partial class ProcessMatch
 
     /// <summary>
     /// The line that says why the program died: the first unhandled exception (its type and message), an assertion
-    /// or abort message, or a sanitizer's summary; null when the output has none.
+    /// or abort message (CoreCLR's FailFast: "Process terminated. …"), or a sanitizer's summary; null when the output has none.
     /// </summary>
     public static string? Cause(RunResult run)
     {
@@ -54,6 +54,6 @@ public static partial class ProcessMatch
     }
 
     [System.Text.RegularExpressions.GeneratedRegex(
-        @"(Unhandled [Ee]xception[.:]?\s*)?\b(\w+\.)*\w*Exception\b(: .+)?$|(Assertion .* failed|\* Assertion at|double free or corruption|terminate called|SUMMARY: \w+Sanitizer:|Fatal error\.).*$")]
+        @"(Unhandled [Ee]xception[.:]?\s*)?\b(\w+\.)*\w*Exception\b(: .+)?$|(Assertion .* failed|\* Assertion at|double free or corruption|terminate called|SUMMARY: \w+Sanitizer:|Fatal error\.|Process terminated\. ).*$")]
     private static partial System.Text.RegularExpressions.Regex CauseLine();
 }

@@ -22,6 +22,12 @@ public abstract class BuildRecipe
 
     public abstract ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools);
 
+    /// <summary>
+    /// Non-null when this build is only an attempt: the project does not say it builds this way (a target framework it
+    /// does not list), so a failure means the subject cannot run the program, not that the repro is broken. Says what.
+    /// </summary>
+    public virtual string? Attempt(Manifest m) => null;
+
     /// <summary>Why the build ran but left no program: names the manifest field that is wrong.</summary>
     public virtual string NoProgram(Manifest m, string outDir, string program) =>
         $"the build succeeded but left no {Path.GetFileName(program)} in {outDir}";
@@ -63,9 +69,12 @@ public sealed class DotnetBuild(string targetFramework) : BuildRecipe
     public override string? Missing(Manifest m) =>
         m.Build.DotnetProject is null ? $"{m.File}: field 'build.dotnet' is missing, so there is no .NET build" : null;
 
+    public override string? Attempt(Manifest m) => ProjectFrameworks.Attempt(m, targetFramework);
+
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
         tools.Run("dotnet", ["build", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework,
-                             "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false"], TimeSpan.FromMinutes(10));
+                             "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false", .. ProjectFrameworks.Override(m, targetFramework)],
+                  TimeSpan.FromMinutes(10));
 
     public override string NoProgram(Manifest m, string outDir, string program)
     {
@@ -78,9 +87,13 @@ public sealed class DotnetBuild(string targetFramework) : BuildRecipe
 }
 
 /// <summary>.NET published for another runtime identifier, self-contained (e.g. win-x64 for Wine).</summary>
-public sealed class DotnetPublish(string targetFramework, string rid) : BuildRecipe
+/// <param name="runtimeVersion">The exact runtime to publish with (wine-net:VERSION); null for the SDK's own.</param>
+public sealed class DotnetPublish(string targetFramework, string rid, string? runtimeVersion = null) : BuildRecipe
 {
-    public override string Flavor => $"{rid}-{targetFramework}";
+    public override string Flavor => $"{rid}-{targetFramework}" + (runtimeVersion is null ? "" : "-" + runtimeVersion);
+    public override string? Attempt(Manifest m) =>
+        ProjectFrameworks.Attempt(m, targetFramework)
+        ?? (runtimeVersion is null ? null : $"a self-contained {rid} publish on runtime {runtimeVersion}, which needs its runtime and host packs");
     public override string ProgramPath(Manifest m, string outDir) =>
         Path.Combine(outDir, (m.Build.Assembly ?? m.Id) + (rid.StartsWith("win") ? ".exe" : ""));
 
@@ -89,7 +102,9 @@ public sealed class DotnetPublish(string targetFramework, string rid) : BuildRec
 
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
         tools.Run("dotnet", ["publish", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework, "-r", rid,
-                             "--self-contained", "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false"],
+                             "--self-contained", "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false",
+                             .. ProjectFrameworks.Override(m, targetFramework, selfContained: true),
+                             .. (runtimeVersion is null ? Array.Empty<string>() : [$"-p:RuntimeFrameworkVersion={runtimeVersion}"])],
                   TimeSpan.FromMinutes(10));
 }
 
@@ -127,3 +142,32 @@ public sealed class NoBuild(string why) : BuildRecipe
     public override string? Missing(Manifest m) => why;
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) => throw new InvalidOperationException(why);
 }
+
+/// <summary>The target frameworks a repro's .NET project lists, and how to build it for one it does not.</summary>
+public static partial class ProjectFrameworks
+{
+    public static IReadOnlyList<string> Listed(Manifest m)
+    {
+        var file = Path.Combine(m.Dir, m.Build.DotnetProject ?? "");
+        if (!File.Exists(file)) return [];
+        var match = Frameworks().Match(File.ReadAllText(file));
+        return match.Success ? match.Groups[2].Value.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries) : [];
+    }
+
+    public static string? Attempt(Manifest m, string targetFramework) =>
+        Listed(m) is { Count: > 0 } listed && !listed.Contains(targetFramework)
+            ? $"{m.Build.DotnetProject} targets {string.Join(";", listed)}, not {targetFramework}" : null;
+
+    /// <summary>
+    /// Builds an unlisted framework by overriding the project's list for this build only. A framework-dependent build
+    /// goes without an apphost: the harness runs the dll through the subject's own host, and the SDK would want the
+    /// newest apphost of that framework (3.1.32 for netcoreapp3.1), which the feeds may lack.
+    /// </summary>
+    public static IReadOnlyList<string> Override(Manifest m, string targetFramework, bool selfContained = false) =>
+        Attempt(m, targetFramework) is null ? [] : selfContained ? [$"-p:TargetFrameworks={targetFramework}"]
+        : [$"-p:TargetFrameworks={targetFramework}", "-p:UseAppHost=false"];
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"<(TargetFrameworks?)>\s*([^<]+?)\s*</\1>")]
+    private static partial System.Text.RegularExpressions.Regex Frameworks();
+}
+

@@ -11,6 +11,12 @@ public sealed class CoreClrKind : ISubjectKind
 {
     public string Name => "coreclr";
     public IReadOnlyList<string> BuiltIns => ["net10", "net8"];
+
+    /// <summary>net:VERSION: that exact runtime, from NuGet's runtime pack, assembled once into .cache/subjects/net-VERSION.</summary>
+    public const string VersionPrefix = "net:";
+    public const string RuntimePack = "Microsoft.NETCore.App.Runtime.linux-x64";
+    public bool Owns(string name) => BuiltIns.Contains(name) || (name.StartsWith(VersionPrefix) && RoslynKind.IsVersion(name[VersionPrefix.Length..]));
+    public IReadOnlyList<string> BuiltInForms => [.. BuiltIns, VersionPrefix + "VERSION"];
     public IReadOnlyList<string> UserPrefixes => ["coreclr", "dotnet"];
     public string UserPathMeaning => "a dotnet root";
     public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram | SubjectCapabilities.HeapFacts;
@@ -22,8 +28,11 @@ public sealed class CoreClrKind : ISubjectKind
             "net10" => (DotnetRootOnPath() ?? (OperatingSystem.IsWindows()
                 ? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ProgramFiles), "dotnet") : "/usr/share/dotnet"), "10."),
             "net8" => (Path.Combine(root, ".cache", "subjects", "net8"), "8."),
+            _ when userPath is null && spec.StartsWith(VersionPrefix) => (PackRoot(root, spec[VersionPrefix.Length..]), spec[VersionPrefix.Length..]),
             _ => (userPath!, (string?)null),
         };
+        if (userPath is null && spec.StartsWith(VersionPrefix) && Provision(spec[VersionPrefix.Length..], dir, root) is { } unprovisioned)
+            return new(spec, this, dir, null, unprovisioned);
         var host = Path.Combine(dir, OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet");
         var shared = Path.Combine(dir, "shared", "Microsoft.NETCore.App");
         if (!Directory.Exists(dir))
@@ -31,7 +40,7 @@ public sealed class CoreClrKind : ISubjectKind
         if (!File.Exists(host) || !Directory.Exists(shared))
             return new(spec, this, dir, null, $"{dir} is not a dotnet root (needs 'dotnet' and shared/Microsoft.NETCore.App/)");
         var version = Directory.GetDirectories(shared).Select(Path.GetFileName)
-            .Where(v => v is not null && (prefix is null || v.StartsWith(prefix)))
+            .Where(v => v is not null && (prefix is null || (prefix.EndsWith('.') ? v.StartsWith(prefix) : v == prefix)))
             .Select(v => (Text: v!, Parsed: Version.TryParse(v!.Split('-')[0], out var p) ? p : null))
             .Where(v => v.Parsed is not null).OrderByDescending(v => v.Parsed).Select(v => v.Text).FirstOrDefault();
         if (version is null)
@@ -63,9 +72,43 @@ public sealed class CoreClrKind : ISubjectKind
                + (missing.Count > 0 ? $"; missing: {string.Join(", ", missing)}" : "");
     }
 
-    /// <summary>A runtime of major version 8 or 9 runs the net8.0 build; 10 and later the net10.0 build.</summary>
+    private static int Major(Subject s) => s.Version is { } v && int.TryParse(v.Split('.')[0], out var m) ? m : int.MaxValue;
+
+    private static string? SystemIcuMajor() =>
+        new[] { "/usr/lib/x86_64-linux-gnu", "/usr/lib64", "/usr/lib" }.Where(Directory.Exists)
+            .SelectMany(d => Directory.GetFiles(d, "libicuuc.so.*"))
+            .Select(Path.GetFileName).Where(f => f!.Length > "libicuuc.so.".Length)
+            .Select(f => f!["libicuuc.so.".Length..].Split('.')[0])
+            .Where(v => int.TryParse(v, out _)).OrderByDescending(int.Parse).FirstOrDefault();
+
+    public static string PackRoot(string root, string version) => Path.Combine(root, ".cache", "subjects", "net-" + version);
+
+    /// <summary>
+    /// Assembles net:VERSION's dotnet root once (harness/subjects/get-dotnet-runtime.sh, under a lock: two harnesses may
+    /// ask at once). Null when it is there; otherwise why not, listing the versions the feeds have when it is not one.
+    /// </summary>
+    private static string? Provision(string version, string dir, string root)
+    {
+        var marker = Path.Combine(dir, ".subject-complete");
+        if (File.Exists(marker) && File.ReadAllText(marker).Trim() == version) return null;
+        var (has, versions) = NuGetListing.Lookup(root, RuntimePack, version, ToolRunner.Instance);
+        if (!has && versions is not null)
+            return $"{RuntimePack} {version} is not on this machine's NuGet feeds; they have {string.Join(", ", versions)}";
+        Directory.CreateDirectory(Path.GetDirectoryName(dir)!);
+        var r = ToolRunner.Instance.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "subjects", "get-dotnet-runtime.sh"), version, dir],
+                                        TimeSpan.FromMinutes(15));
+        if (r.ExitCode == 0 && File.Exists(marker)) return null;
+        var said = r.Stderr.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0).TakeLast(3);
+        return $"could not assemble {RuntimePack} {version} into {dir}: {string.Join(" ", said)}";
+    }
+
+    /// <summary>
+    /// The repro's build a runtime runs: 8 and 9 the net8.0 build, 10 and later the net10.0 build (the SDK here targets
+    /// nothing newer; --fx-version runs it on the newer runtime), 3.x a netcoreapp3.1 build, which a repro's project
+    /// does not list: that build is an attempt, and its failure means this runtime cannot run the program.
+    /// </summary>
     public static string TargetFramework(Subject s) =>
-        s.Version is { } v && int.TryParse(v.Split('.')[0], out var major) && major < 10 ? "net8.0" : "net10.0";
+        s.Version is { } v && int.TryParse(v.Split('.')[0], out var major) && major < 10 ? (major < 5 ? $"netcoreapp{major}.1" : "net8.0") : "net10.0";
 
     public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new DotnetBuild(TargetFramework(s));
 
@@ -75,6 +118,8 @@ public sealed class CoreClrKind : ISubjectKind
         // 3: the perf map alone; 1 would add a jitdump of ~0.5 MB a run in /tmp.
         if (options.PerfMap) env["DOTNET_PerfMapEnabled"] = "3";
         env["DOTNET_ROOT"] = s.Path;
+        // .NET Core 3.x looks only for the ICU versions it knew (up to 6x) and fails fast on a newer system's: name it.
+        if (Major(s) < 5 && SystemIcuMajor() is { } icu) env.TryAdd("CLR_ICU_VERSION_OVERRIDE", icu);
         env.TryAdd("DOTNET_CLI_TELEMETRY_OPTOUT", "1");
         // --fx-version pins the exact runtime of the subject, even when the root holds several.
         return new Launch(Path.Combine(s.Path, "dotnet"), ["exec", "--fx-version", s.Version!, program, .. args], env);

@@ -29,10 +29,20 @@ public abstract class WineKindBase : ISubjectKind
     /// <summary>Environment the runtime needs under Wine, added before the case's own.</summary>
     protected virtual IReadOnlyDictionary<string, string> RuntimeEnv => new Dictionary<string, string>();
 
+    /// <summary>What this kind's builds need beyond the template, made once; null when ready, otherwise why not.</summary>
+    protected virtual string? Prepare(string root) => null;
+
+    /// <summary>Why a built-in form cannot be provisioned here (a runtime version the feeds lack), or null.</summary>
+    protected virtual string? Unprovisionable(string spec, string root) => null;
+
+    public virtual IReadOnlyList<string> BuiltInForms => BuiltIns;
+    public virtual bool Owns(string name) => BuiltIns.Contains(name);
+
     public Subject Resolve(string spec, string? userPath, string root)
     {
         var wine = userPath ?? SubjectKinds.Which("wine") ?? "/usr/bin/wine";
         Subject Unusable(string why) => new(spec, this, wine, null, why);
+        if (userPath is null && Unprovisionable(spec, root) is { } lacking) return Unusable(lacking);
         // A Windows harness (even one running under Wine, which sees Linux paths through Z:) has no Wine to start.
         if (OperatingSystem.IsWindows()) return Unusable("Wine subjects run from the Linux harness");
         if (!File.Exists(wine))
@@ -45,6 +55,7 @@ public abstract class WineKindBase : ISubjectKind
         var built = ToolRunner.Instance.Run("bash", [Path.Combine(root, "harness", "wine", "template.sh"), template], TimeSpan.FromMinutes(5));
         if (built.ExitCode != 0 || !File.Exists(Path.Combine(template, ".corpus", "version")))
             return Unusable($"no Wine template prefix at {template}: {built.Describe("harness/wine/template.sh")}");
+        if (Prepare(root) is { } unprepared) return Unusable(unprepared);
         ToolResult r;
         try { r = ToolRunner.Instance.Run(wine, ["--version"], TimeSpan.FromSeconds(20)); }
         catch (System.ComponentModel.Win32Exception e) { return Unusable($"{wine}: not an executable Wine ({e.Message})"); }
@@ -87,6 +98,18 @@ public sealed class WineKind : WineKindBase
     public override IReadOnlyList<string> UserPrefixes => ["wine"];
     protected override SubjectCapabilities Runs => SubjectCapabilities.NativePrograms;
 
+    /// <summary>
+    /// The cross-built GoogleTest the repros' CMake projects find (CrossArgs), built the first time a native Wine subject
+    /// resolves, under a lock (harness/wine/googletest.sh returns at once when it is current).
+    /// </summary>
+    protected override string? Prepare(string root)
+    {
+        var dir = Path.Combine(root, ".cache", "wine", "googletest");
+        var r = ToolRunner.Instance.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "wine", "googletest.sh"), dir],
+                                        TimeSpan.FromMinutes(10));
+        return r.ExitCode == 0 ? null : $"no cross-built GoogleTest at {dir}: {r.Describe("harness/wine/googletest.sh")}";
+    }
+
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
         : new CmakeBuild(target, "wine-cmake", CrossArgs(m), ".exe");
@@ -106,8 +129,38 @@ public sealed class WineDotnetKind : WineKindBase
     public override string UserPathMeaning => "";
     protected override SubjectCapabilities Runs => SubjectCapabilities.ManagedProgram;
 
+    /// <summary>wine-net:VERSION: the program published self-contained on that exact win-x64 runtime pack.</summary>
+    public const string VersionPrefix = "wine-net:";
+    public const string RuntimePack = "Microsoft.NETCore.App.Runtime.win-x64";
+    public override bool Owns(string name) => BuiltIns.Contains(name) || RuntimeVersion(name) is not null;
+    public override IReadOnlyList<string> BuiltInForms => [.. BuiltIns, VersionPrefix + "VERSION"];
+
+    public static string? RuntimeVersion(string name) =>
+        name.StartsWith(VersionPrefix) && RoslynKind.IsVersion(name[VersionPrefix.Length..]) ? name[VersionPrefix.Length..] : null;
+
+    public const string HostPack = "Microsoft.NETCore.App.Host.win-x64";
+
+    /// <summary>
+    /// A self-contained publish takes the runtime pack and the apphost pack of the same version (the SDK ties the
+    /// apphost to RuntimeFrameworkVersion), so both must be on the feeds; the refusal lists the versions that have both.
+    /// </summary>
+    protected override string? Unprovisionable(string spec, string root)
+    {
+        if (RuntimeVersion(spec) is not { } v) return null;
+        var runtime = NuGetListing.Lookup(root, RuntimePack, v, ToolRunner.Instance);
+        var host = NuGetListing.Lookup(root, HostPack, v, ToolRunner.Instance);
+        if (runtime.Has && host.Has) return null;
+        if (runtime.Versions is null || host.Versions is null) return null;   // the feeds could not be asked: the publish will say
+        var both = runtime.Versions.Intersect(host.Versions, StringComparer.OrdinalIgnoreCase);
+        return $"{(runtime.Has ? HostPack : RuntimePack)} {v} is not on this machine's NuGet feeds; versions with both "
+               + $"{RuntimePack} and {HostPack}: {string.Join(", ", both)}";
+    }
+
+    /// <summary>A runtime of major M is published as netM.0 (the SDK here targets up to net10.0): a framework the project does not list is an attempt.</summary>
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
-        new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
+        RuntimeVersion(s.Name) is { } v
+            ? new DotnetPublish($"net{Math.Min(int.Parse(v.Split('.')[0]), 10)}.0", "win-x64", v)
+            : new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
 
     /// <summary>
     /// winedbg on a .NET process needs the process to stay put: stacks took 1.0–1.3 s and the minidump 7–11 s (wine-net10)

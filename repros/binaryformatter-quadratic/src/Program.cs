@@ -36,14 +36,16 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
                 return Usage(error);
             }
 
-            switch (args[0])
+            if (args[0] != "deserialize" && args[0] != "idgen") return Usage(error);
+            try
             {
-                case "deserialize":
-                    return RunDeserialize(n, output, error);
-                case "idgen":
-                    return RunIdGen(n, output);
-                default:
-                    return Usage(error);
+                return args[0] == "deserialize" ? RunDeserialize(n, output, error) : RunIdGen(n, output);
+            }
+            catch (PlatformNotSupportedException e)
+            {
+                // .NET 9 and later removed the in-box BinaryFormatter: this runtime cannot run the repro at all.
+                output.WriteLine("REPRO-UNSUPPORTED " + Environment.Version + " has no working BinaryFormatter: " + e.Message);
+                return 3;
             }
         }
 

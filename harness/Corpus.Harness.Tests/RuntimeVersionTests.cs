@@ -1,0 +1,180 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>
+/// net:VERSION / wine-net:VERSION subjects and a program's "this runtime cannot run me": the open forms, the feed's
+/// listing in the error for a version it lacks, builds for frameworks a project does not list, and REPRO-UNSUPPORTED
+/// through the real runner (a shell program, so it can say it or die the same way without it).
+/// </summary>
+public sealed class RuntimeVersionTests : IDisposable
+{
+    private readonly string _root = Directory.CreateTempSubdirectory("corpus-rtver-").FullName;
+    public void Dispose() => Directory.Delete(_root, recursive: true);
+
+    [Theory]
+    [InlineData("net:9.0.23", true)]
+    [InlineData("net:11.0.0", true)]
+    [InlineData("net:10.0.0-preview.1", true)]
+    [InlineData("net:9", false)]
+    [InlineData("net:", false)]
+    [InlineData("net9", false)]
+    public void NetVersionIsAnOpenFormOfCoreClr(string name, bool owned)
+    {
+        Assert.Equal(owned, new CoreClrKind().Owns(name));
+        Assert.Equal(owned, SubjectKinds.Owner(name) is CoreClrKind);
+    }
+
+    [Fact]
+    public void WineNetVersionIsAnOpenFormOfWineDotnetAndBothAreListed()
+    {
+        Assert.IsType<WineDotnetKind>(SubjectKinds.Owner("wine-net:9.0.22"));
+        Assert.Null(SubjectKinds.Owner("wine-net:x"));
+        Assert.Contains("net:VERSION", SubjectKinds.BuiltInForms);
+        Assert.Contains("wine-net:VERSION", SubjectKinds.BuiltInForms);
+    }
+
+    [Theory]
+    [InlineData("3.1.3", "netcoreapp3.1")]
+    [InlineData("8.0.0", "net8.0")]
+    [InlineData("9.0.23", "net8.0")]
+    [InlineData("10.0.15", "net10.0")]
+    [InlineData("11.0.0", "net10.0")]
+    public void EachRuntimeRunsTheBuildOfItsFramework(string version, string tfm) =>
+        Assert.Equal(tfm, CoreClrKind.TargetFramework(new Subject("net:" + version, new CoreClrKind(), "/x", version, null)));
+
+    /// <summary>A listing cached as the feeds said it: a version outside it is refused with the versions it has.</summary>
+    [Fact]
+    public void AVersionTheFeedsLackIsRefusedWithTheirVersions()
+    {
+        var file = NuGetListing.CacheFile(_root, CoreClrKind.RuntimePack);
+        Directory.CreateDirectory(Path.GetDirectoryName(file)!);
+        File.WriteAllText(file, """["8.0.0","9.0.23"]""");
+        // The feed is asked again for a version outside the cache; a runner that fails leaves the cached listing.
+        var (has, versions) = NuGetListing.Lookup(_root, CoreClrKind.RuntimePack, "9.9.9", new FailingTools());
+        Assert.False(has);
+        Assert.Equal(["8.0.0", "9.0.23"], versions);
+        var s = new CoreClrKind().Resolve("net:9.9.9", null, _root);
+        Assert.NotNull(s.Unavailable);
+        Assert.Contains("9.9.9 is not on this machine's NuGet feeds", s.Unavailable);
+        // Asked again for real (or, offline, the cached listing): either way the versions it has are listed.
+        Assert.Matches(@"they have .*8\.0\.0, .*9\.0\.23", s.Unavailable);
+        Assert.True(NuGetListing.Lookup(_root, CoreClrKind.RuntimePack, "9.0.23", new FailingTools()).Has);
+    }
+
+    private sealed class FailingTools : IToolRunner
+    {
+        public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout) => new(1, "", "offline", 0, false);
+    }
+
+    [Fact]
+    public void AFrameworkTheProjectDoesNotListIsAnAttempt()
+    {
+        var dir = Path.Combine(_root, "repros", "p");
+        Directory.CreateDirectory(Path.Combine(dir, "src"));
+        File.WriteAllText(Path.Combine(dir, "src", "P.csproj"), "<Project><PropertyGroup><TargetFrameworks>net8.0;net10.0</TargetFrameworks></PropertyGroup></Project>");
+        File.WriteAllText(Path.Combine(dir, "repro.json"), """
+            { "id": "p", "title": "t", "category": "crash", "references": ["r"], "languages": ["csharp"],
+              "subjects": ["net10"], "variants": ["bug"], "build": { "dotnet": { "project": "src/P.csproj", "assembly": "P" } },
+              "budget": { "timeoutSec": 20, "memoryMB": 256 },
+              "cases": [ { "id": "main", "args": ["x"], "signature": { "process": { "exit": "zero" } } } ] }
+            """);
+        var m = Manifest.Load(Path.Combine(dir, "repro.json"));
+        Assert.Null(new DotnetBuild("net8.0").Attempt(m));
+        Assert.Empty(ProjectFrameworks.Override(m, "net10.0"));
+        Assert.Contains("targets net8.0;net10.0, not netcoreapp3.1", new DotnetBuild("netcoreapp3.1").Attempt(m));
+        Assert.Contains("-p:TargetFrameworks=netcoreapp3.1", ProjectFrameworks.Override(m, "netcoreapp3.1"));
+        Assert.NotNull(new DotnetPublish("net8.0", "win-x64", "8.0.31").Attempt(m));
+        Assert.Null(new DotnetPublish("net8.0", "win-x64").Attempt(m));
+    }
+
+    [Fact]
+    public void TheFirstErrorOfABuildLogIsItsReason() =>
+        Assert.Equal("error NU1102: Unable to find package X with version (= 3.1.32)",
+                     Builder.FirstError("  Determining projects to restore...\n/w/src/P.csproj : error NU1102: Unable to find package X with version (= 3.1.32) [/w/src/P.csproj::TargetFramework=netcoreapp3.1]\n"));
+
+    [Theory]
+    [InlineData("REPRO-UNSUPPORTED 9.0 has no BinaryFormatter\n", "9.0 has no BinaryFormatter")]
+    [InlineData("x\nREPRO-UNSUPPORTED\n", "the program gave no reason")]
+    [InlineData("the line REPRO-UNSUPPORTED quoted\n", null)]
+    [InlineData("REPRO-UNSUPPORTEDX\n", null)]
+    public void OnlyALineThatSaysItIsUnsupportedCounts(string stdout, string? reason) =>
+        Assert.Equal(reason, ProgramUnsupportedException.Said(stdout));
+
+    private Manifest WriteScriptRepro(string script, string signature)
+    {
+        var dir = Path.Combine(_root, "repros", "seam");
+        Directory.CreateDirectory(Path.Combine(dir, "src"));
+        File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), script);
+        File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
+            { "id": "seam", "title": "t", "category": "crash", "references": ["r"], "languages": ["sh"],
+              "subjects": ["mono"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
+              "budget": { "timeoutSec": 20, "memoryMB": 256 },
+              "cases": [ { "id": "main", "args": ["{n}"], "signature": {{signature}} } ] }
+            """);
+        return Manifest.Load(Path.Combine(dir, "repro.json"));
+    }
+
+    private const string Sweep = """{ "complexity": { "sizes": [1000, 2000, 4000], "metric": "t", "reproducedMin": 1.7, "cleanMax": 1.3 } }""";
+
+    /// <summary>Any family: a sweep whose program says it cannot run ends unsupported after that one run, with its reason.</summary>
+    [Fact]
+    public async Task ASweepWhoseProgramSaysItCannotRunIsUnsupportedWithItsReason()
+    {
+        var m = WriteScriptRepro("echo 'REPRO-UNSUPPORTED this runtime removed the API'; exit 3", Sweep);
+        var cell = await Run(m);
+        Assert.Equal(Outcome.Unsupported, cell.Outcome);
+        Assert.Contains("this runtime removed the API", cell.Detail);
+        Assert.Single(cell.Runs);
+    }
+
+    /// <summary>The same death without the line is no verdict about the runtime: it stays a failure of the program.</summary>
+    [Fact]
+    public async Task TheSameDeathWithoutTheLineIsNotUnsupported()
+    {
+        var m = WriteScriptRepro("echo 'PlatformNotSupportedException: removed' >&2; exit 3", Sweep);
+        var cell = await Run(m);
+        Assert.NotEqual(Outcome.Unsupported, cell.Outcome);
+    }
+
+    private async Task<CellResult> Run(Manifest m)
+    {
+        var kind = new ShellKind();
+        var subject = SubjectKinds.Resolve("sh", _root, [kind]);
+        var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
+                                    new Builder(_root, ToolRunner.Instance), ToolRunner.Instance);
+        return await runner.RunAsync(m, m.Cases[0], "bug", subject, null);
+    }
+
+    private sealed class ShellKind : ISubjectKind
+    {
+        public string Name => "shell";
+        public IReadOnlyList<string> BuiltIns => ["sh"];
+        public IReadOnlyList<string> UserPrefixes => [];
+        public string UserPathMeaning => "";
+        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
+        public Subject Resolve(string spec, string? userPath, string root) => new(spec, this, "/bin/sh", "1", null);
+        public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new CopyBuild();
+        public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) => new(s.Path, [program, .. args], options.Env);
+        public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
+        public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new LinuxProcDump(context.Tools);
+        public string CrashExecutable(Subject s, string program) => s.Path;
+        public string Describe(Subject s) => "sh";
+    }
+
+    private sealed class CopyBuild : BuildRecipe
+    {
+        public override string Flavor => "sh";
+        public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, "prog.sh");
+        public override string? Missing(Manifest m) => null;
+        public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
+        {
+            File.Copy(MonoBuild.Sources(m)[0], program, overwrite: true);
+            return new ToolResult(0, "", "", 0, false);
+        }
+    }
+}

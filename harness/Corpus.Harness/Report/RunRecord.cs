@@ -1,0 +1,171 @@
+using System.Text.Json;
+using Corpus.Harness.Capture;
+using Corpus.Harness.Json;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Report;
+
+/// <summary>
+/// A finished run read back from its records: summary.json and each cell's facts.json give the cells as the run had
+/// them in memory, so the same writers (summary, JUnit, report, table) render them again. What the records do not
+/// hold (crash facts read from cores) is not needed by any writer.
+/// </summary>
+public sealed class RunRecord
+{
+    public required string Dir { get; init; }
+    public required string RunId { get; init; }
+    public required string Host { get; init; }
+    public required double Seconds { get; init; }
+    public required JsonElement Summary { get; init; }
+    public required IReadOnlyList<string> InputErrors { get; init; }
+
+    /// <summary>A run: a folder holding summary.json, or a run id under artifacts/.</summary>
+    public static RunRecord Load(string root, string run)
+    {
+        var dir = Directory.Exists(run) && System.IO.File.Exists(Path.Combine(run, "summary.json")) ? run : Path.Combine(root, "artifacts", run);
+        var file = Path.Combine(dir, "summary.json");
+        if (!System.IO.File.Exists(file))
+            throw new InputException($"run '{run}': no summary.json in {run} or in {Path.GetRelativePath(root, dir)} (give a run folder or a run id under artifacts/)");
+        JsonElement doc;
+        try { doc = JsonDocument.Parse(System.IO.File.ReadAllText(file)).RootElement.Clone(); }
+        catch (JsonException e) { throw new InputException(file, "(syntax)", e.Message); }
+        var schema = doc.TryGetProperty("schema", out var s) && s.ValueKind == JsonValueKind.Number ? s.GetInt32() : -1;
+        if (schema != SummaryWriter.SchemaVersion)
+            throw new InputException(file, "schema", $"must be {SummaryWriter.SchemaVersion}, found {(schema < 0 ? "none" : schema)}");
+        void Expect(JsonElement parent, string field, JsonValueKind kind, string path, bool nullable = false)
+        {
+            if (!parent.TryGetProperty(field, out var v) || (v.ValueKind != kind && !(nullable && v.ValueKind == JsonValueKind.Null)))
+                throw new InputException(file, path, $"missing or not {kind.ToString().ToLowerInvariant()}: not a summary a run wrote");
+        }
+        Expect(doc, "runId", JsonValueKind.String, "runId");
+        Expect(doc, "host", JsonValueKind.String, "host");
+        Expect(doc, "seconds", JsonValueKind.Number, "seconds");
+        Expect(doc, "inputErrors", JsonValueKind.Array, "inputErrors");
+        Expect(doc, "cells", JsonValueKind.Array, "cells");
+        if (doc.TryGetProperty("shard", out var shard) && shard.ValueKind == JsonValueKind.Object)
+        {
+            Expect(shard, "index", JsonValueKind.Number, "shard.index");
+            Expect(shard, "count", JsonValueKind.Number, "shard.count");
+            Expect(shard, "selection", JsonValueKind.Array, "shard.selection");
+            Expect(doc, "checkout", JsonValueKind.Object, "checkout");
+            var checkout = doc.GetProperty("checkout");
+            Expect(checkout, "commit", JsonValueKind.String, "checkout.commit", nullable: true);
+            Expect(checkout, "expected", JsonValueKind.String, "checkout.expected");
+            Expect(checkout, "manifests", JsonValueKind.String, "checkout.manifests");
+        }
+        return new RunRecord
+        {
+            Dir = Path.GetFullPath(dir), RunId = doc.GetProperty("runId").GetString()!, Host = doc.GetProperty("host").GetString()!,
+            Seconds = doc.GetProperty("seconds").GetDouble(), Summary = doc,
+            InputErrors = doc.GetProperty("inputErrors").EnumerateArray().Select(e => e.GetString()!).ToList(),
+        };
+    }
+
+    public string File => Path.Combine(Dir, "summary.json");
+
+    public JsonElement? Block(string name) =>
+        Summary.TryGetProperty(name, out var v) && v.ValueKind != JsonValueKind.Null ? v : null;
+
+    public IEnumerable<JsonElement> Cells => Summary.GetProperty("cells").EnumerateArray();
+
+    /// <summary>The path a record names (relative to its run's root, under artifacts/RUN-ID/), inside this run's folder.</summary>
+    public string? Local(string? recorded)
+    {
+        if (recorded is null) return null;
+        var prefix = $"artifacts/{RunId}/";
+        var rel = recorded.Replace('\\', '/');
+        if (!rel.StartsWith(prefix, StringComparison.Ordinal))
+            throw new InputException(File, "cells", $"'{recorded}' is not under {prefix}: the run was moved or written by another tool");
+        return Path.Combine(Dir, rel[prefix.Length..]);
+    }
+
+    /// <summary>
+    /// One cell as the run had it, moved to <paramref name="movedTo"/> (a run folder relative to
+    /// <paramref name="root"/>, "artifacts/RUN-ID/"): every path and text that named this run's folder names that one.
+    /// </summary>
+    public CellResult Cell(JsonElement recorded, string root, string movedTo)
+    {
+        string Str(JsonElement e, string name) => e.GetProperty(name).GetString()!;
+        string? Opt(JsonElement e, string name) => e.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString() : null;
+        var key = new CellKey(Str(recorded, "repro"), Str(recorded, "case"), Str(recorded, "variant"), Str(recorded, "subject"));
+        var factsPath = Local(Opt(recorded, "facts")) ?? throw new InputException(File, "cells", $"{key}: no facts.json is named");
+        if (!System.IO.File.Exists(factsPath)) throw new InputException(File, "cells", $"{key}: {factsPath} is missing");
+        // The run's folder name is plain text in JSON (no character of it is escaped), so a textual move is exact.
+        JsonElement Move(string json) => JsonDocument.Parse(json.Replace($"artifacts/{RunId}/", movedTo)).RootElement.Clone();
+        var c = Move(recorded.GetRawText());
+        var facts = Move(System.IO.File.ReadAllText(factsPath));
+        string? At(string? path) => path is null ? null : Path.GetFullPath(path, root);
+        var artifacts = At(Opt(c, "artifacts"));
+        var expected = Opt(c, "expected") is { } e
+            ? new Expectation(key, Outcomes.ByName[e], Opt(c, "expectedReason") ?? "", Opt(c, "reference")) : null;
+        var cell = new CellResult
+        {
+            Key = key, Rerun = Str(c, "rerun"), RecordDir = Path.GetDirectoryName(At(Opt(c, "facts")))!, ArtifactDir = artifacts,
+            Outcome = Outcomes.ByName[Str(c, "outcome")], Detail = Str(c, "detail"), Expected = expected,
+            Gate = Enum.Parse<GateStatus>(Str(c, "gate"), ignoreCase: true), GateMessage = Str(c, "gateMessage"),
+            Seconds = c.GetProperty("seconds").GetDouble(), Family = Opt(c, "family"),
+        };
+        foreach (var m in c.GetProperty("metrics").EnumerateObject()) cell.Metrics[m.Name] = Value(m.Value);
+        if (c.GetProperty("series") is { ValueKind: JsonValueKind.Object } series)
+        {
+            cell.SeriesMetric = Opt(series, "metric");
+            cell.SeriesUnit = Opt(series, "unit");
+            cell.Series.AddRange(Points(series.GetProperty("points")));
+        }
+        if (c.GetProperty("timeSeries") is { ValueKind: JsonValueKind.Object } time)
+            foreach (var curve in time.EnumerateObject()) cell.TimeSeries[curve.Name] = Points(curve.Value);
+        var factRuns = facts.GetProperty("runs").EnumerateArray().ToList();
+        var i = 0;
+        foreach (var r in c.GetProperty("runs").EnumerateArray())
+        {
+            var metrics = r.GetProperty("metrics").EnumerateObject().ToDictionary(m => m.Name, m => m.Value.GetDouble());
+            cell.Runs.Add(new RunSummary(Str(r, "label"), Str(r, "status"), r.GetProperty("wallSeconds").GetDouble(),
+                                         (long)Math.Round(r.GetProperty("peakMB").GetDouble() * 1048576), metrics, Str(r, "containment"))
+            { CaptureOnly = i < factRuns.Count && factRuns[i++].GetProperty("captureOnly").GetBoolean() });
+        }
+        var factCaptures = facts.GetProperty("captures").EnumerateArray().ToList();
+        i = 0;
+        foreach (var x in c.GetProperty("captures").EnumerateArray())
+        {
+            var f = i < factCaptures.Count ? factCaptures[i++] : default;
+            var threads = f.ValueKind == JsonValueKind.Object
+                ? f.GetProperty("threads").EnumerateArray().Select(t => new ThreadStack(Str(t, "thread"),
+                      t.GetProperty("frames").EnumerateArray().Select(fr => fr.GetString()!).ToList()) { Crashing = t.GetProperty("crashing").GetBoolean() }).ToList()
+                : [];
+            var heap = f.ValueKind == JsonValueKind.Object && f.GetProperty("heap") is { ValueKind: JsonValueKind.Object } h
+                ? h.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetInt64()) : null;
+            cell.Captures.Add(new CaptureRecord(Str(x, "backend"), At(Str(x, "file"))!,
+                                                x.GetProperty("bytes").GetInt64(), x.GetProperty("seconds").GetDouble(),
+                                                x.GetProperty("atSeconds").GetDouble(), threads, Opt(x, "note"), heap)
+            { Run = Opt(x, "run"), DeletedOverCap = f.ValueKind == JsonValueKind.Object && f.GetProperty("deletedOverCap").GetBoolean() });
+        }
+        cell.CaptureErrors.AddRange(c.GetProperty("captureErrors").EnumerateArray().Select(e => e.GetString()!));
+        if (facts.GetProperty("family") is { ValueKind: JsonValueKind.Object } family)
+            cell.Verdict = new Verdict(Outcomes.ByName[Str(family, "outcome")], Str(family, "detail"))
+            {
+                Facts = family.GetProperty("facts"), KeyFigures = Strings(family.GetProperty("keyFigures")),
+                Plot = Opt(family, "plot") is { } plot ? Enum.Parse<PlotScale>(plot, ignoreCase: true) : PlotScale.None,
+                PlotLabel = Opt(family, "plotLabel"), HitRun = Opt(family, "hitRun"),
+            };
+        foreach (var ev in facts.GetProperty("evidence").EnumerateArray())
+            cell.Evidence.Add(new EvidenceResult(Str(ev, "key"), Enum.Parse<EvidenceStatus>(Str(ev, "status"), ignoreCase: true), Str(ev, "detail"))
+            { Facts = ev.GetProperty("facts"), KeyFigures = Strings(ev.GetProperty("keyFigures")) });
+        return cell;
+    }
+
+    private static List<string> Strings(JsonElement a) => a.EnumerateArray().Select(e => e.GetString()!).ToList();
+
+    private static List<SeriesPoint> Points(JsonElement a) =>
+        a.EnumerateArray().Select(p => new SeriesPoint(p[0].GetDouble(), p[1].GetDouble())).ToList();
+
+    /// <summary>
+    /// A metric as the writers had it: an object of strings (the env a run got) is a dictionary the report reads; any
+    /// other value stays JSON, which serialises to the same text.
+    /// </summary>
+    private static object Value(JsonElement v) =>
+        v.ValueKind == JsonValueKind.Object && v.EnumerateObject().All(p => p.Value.ValueKind == JsonValueKind.String)
+            ? v.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetString()!)
+            : v.Clone();
+}
