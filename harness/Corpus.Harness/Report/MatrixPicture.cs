@@ -56,9 +56,10 @@ public static class MatrixPicture
         plot.Axes.SetLimits(0, cols, 0, rows);
         plot.Axes.SetLimitsX(0, cols, plot.Axes.Top);
         plot.HideGrid();
-        plot.Axes.Title.Label.Text = $"run {m.RunId}: outcome and key figure of each cell on each subject";
+        plot.Axes.Title.Label.Text = $"run {m.RunId}: outcome and key figure";
         plot.Layout.Fixed(new PixelPadding(LabelWidth, 20, 20, HeaderHeight));
-        int width = LabelWidth + 20 + cols * SquareWidth, height = HeaderHeight + 20 + rows * SquareHeight;
+        // Wide enough for the title when there are few subjects.
+        int width = Math.Max(LabelWidth + 20 + cols * SquareWidth, 800), height = HeaderHeight + 20 + rows * SquareHeight;
         plot.SavePng(file, width, height);
         // A point near each square's lower-left corner: the fill, not the text.
         return Enumerable.Range(0, rows).Select(r => (IReadOnlyList<(int, int)>)Enumerable.Range(0, cols).Select(c =>
