@@ -39,7 +39,7 @@ ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
   endif
 endif
 
-.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect merge durations compare
+.PHONY: setup run test unit publish-windows-harness gate pester validate clean lost-memory new-repro stress test-labs bisect merge durations compare matrix
 setup:
 	@ci/setup.sh
 
@@ -87,10 +87,13 @@ pester: setup
 test-labs:
 	ci/test-labs.sh $(LAB)
 
-# Which subject changed a cell's outcome: make bisect REPRO=id [CASE=c] SUBJECTS=roslyn:4.3.1,roslyn:4.5.0,… (oldest first).
+# Which subject changed a cell's outcome: make bisect REPRO=id [CASE=c] SUBJECTS=roslyn:4.3.1,roslyn:4.5.0,… (versions of one kind
+# are put oldest first), or FROM=RUN: start from a matrix's change.
 SUBJECTS ?=
+FROM ?=
 bisect: setup
 	$(CORPUS) bisect --repro '$(REPRO)' --subjects '$(SUBJECTS)' $(if $(CASE),--case $(CASE)) $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep) \
+	  $(if $(FROM),--from '$(FROM)') \
 	  $(foreach e,$(ENV),--env '$(e)')
 
 # A patch's effect: every selected cell on BASE and NEW, each fixed, regressed, unchanged, changed or inconclusive;
@@ -101,6 +104,11 @@ ROUNDS ?=
 compare: setup
 	$(CORPUS) compare --base '$(BASE)' --new '$(NEW)' $(if $(REPRO),--repro '$(REPRO)') $(if $(CASE),--case '$(CASE)') \
 	  $(if $(VARIANT),--variant '$(VARIANT)') $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(KEEP),--keep) $(foreach e,$(ENV),--env '$(e)')
+
+# Cells × subjects in one run (matrix.md, matrix.json, matrix.png): make matrix SUBJECTS=roslyn:4.8.0,roslyn:4.11.0 [REPRO=id] [CASE=c].
+matrix: setup
+	$(CORPUS) matrix $(if $(REPRO),--repro '$(REPRO)') $(if $(SUBJECTS),--subjects '$(SUBJECTS)') $(if $(CASE),--case $(CASE)) \
+	  $(if $(VARIANT),--variant $(VARIANT)) $(if $(KEEP),--keep) $(foreach e,$(ENV),--env '$(e)')
 
 validate: setup
 	$(CORPUS) validate

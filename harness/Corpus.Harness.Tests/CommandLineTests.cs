@@ -94,7 +94,7 @@ public sealed class CommandLineTests : IDisposable
     {
         var (exit, output, _) = Corpus("--help");
         Assert.Equal(0, exit);
-        foreach (var command in new[] { "run", "list", "validate", "subjects", "clean", "bisect", "winsmoke", "selftest" })
+        foreach (var command in new[] { "run", "list", "validate", "subjects", "clean", "bisect", "matrix", "winsmoke", "selftest" })
             Assert.Matches($"(?m)^  {command} ", output);
         Assert.DoesNotContain("selftest-child", output);
     }
@@ -106,6 +106,7 @@ public sealed class CommandLineTests : IDisposable
     [InlineData("subjects")]
     [InlineData("clean")]
     [InlineData("bisect")]
+    [InlineData("matrix")]
     [InlineData("winsmoke")]
     [InlineData("selftest")]
     public void EveryCommandHasHelp(string command)
@@ -113,7 +114,7 @@ public sealed class CommandLineTests : IDisposable
         var (exit, output, _) = Corpus(command, "-h");
         Assert.Equal(0, exit);
         Assert.Matches($@"\S+ {command} \[options\]", output);
-        Assert.Equal(command is "list" or "run" or "bisect", output.Contains("Subjects ("));
+        Assert.Equal(command is "list" or "run" or "bisect" or "matrix", output.Contains("Subjects ("));
     }
 
     /// <summary>The [suggest] directive that dotnet-suggest calls for shell completion.</summary>

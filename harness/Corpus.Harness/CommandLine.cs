@@ -55,7 +55,13 @@ internal static class Cli
             Command("clean", "kill and remove what a killed run left behind", RootDir()),
             Command("bisect", "which subject changed one cell's outcome: prints each probe and the last/first subject on either side",
                     RootDir(), Value("repro", "ID", "the repro (required)"), Value("case", "C", "the case (needed when the repro has several)"),
-                    Value("variant", "V", "the variant (needed when the repro has several)"), subjects, Keep(), RunId(), Env()),
+                    Value("variant", "V", "the variant (needed when the repro has several)"), subjects, Keep(), RunId(), Env(),
+                    Value("from", "RUN", "start from a matrix's run (artifacts/RUN/matrix.json): its change is the range bisected, "
+                                         + "--subjects (if given) a finer list cut to that range")),
+            Command("matrix", "run the selection on every subject in one run: a table of cells × subjects (matrix.md, matrix.json, matrix.png)",
+                    RootDir(), Repro(), Case(), Variant(),
+                    List("subjects", "S1,S2,…", "the subjects, in the order of the columns (default: each case's own)", SubjectCompletions),
+                    ExcludeTag(), Keep(), RunId(), Env()),
             Command("compare", "every selected cell on a base and a new subject (a build before and after a patch): fixed, regressed, "
                                + "unchanged, changed or inconclusive per cell; exit 1 when any regressed",
                     RootDir(), Value("base", "S", "the subject before the patch (see Subjects below)"),

@@ -41,6 +41,7 @@ public static class Program
                 "durations" => ShardCommand.Record(root, args, Console.Out),
                 "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
                 "compare" => await Compare.RunAsync(root, args, SignatureFamilies.Default),
+                "matrix" => await RunAsync(root, args, (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code)),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
                                                           m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
@@ -119,7 +120,9 @@ public static class Program
         return 0;
     }
 
-    private static async Task<int> RunAsync(string root, Args args)
+    /// <param name="then">What a command built on run does with its cells (matrix); it decides the exit code.</param>
+    private static async Task<int> RunAsync(string root, Args args,
+                                            Func<string, string, IReadOnlyList<PlannedCell>, IReadOnlyList<CellResult>, int, int>? then = null)
     {
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
         if (Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
@@ -132,7 +135,7 @@ public static class Program
             ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
             : null;
         var subjectCache = new Dictionary<string, Subject>();
-        var givenSubjects = args.List("subject");
+        var givenSubjects = args.List(args.Command == "matrix" ? "subjects" : "subject");
         // Of several subjects given, one that cannot be used is an input error of its own: the others still run.
         var unusable = new SortedDictionary<string, string>(StringComparer.Ordinal);
         Subject Resolve(string spec)
@@ -198,7 +201,7 @@ public static class Program
                                     + $"in {Path.GetRelativePath(root, Path.Combine(runDir, "summary.json"))}");
             return 128 + Interrupt.Signal;
         }
-        return RunExit.Code(cells, errors.Count);
+        return then?.Invoke(runId, runDir, plan, cells, RunExit.Code(cells, errors.Count)) ?? RunExit.Code(cells, errors.Count);
     }
 
     /// <summary>

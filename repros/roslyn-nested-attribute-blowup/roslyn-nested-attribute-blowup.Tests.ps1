@@ -23,7 +23,7 @@ Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
         $blowing = foreach ($version in '4.3.1', '4.5.0', '4.8.0') {
             Get-CorpusCellResult -Repro roslyn-nested-attribute-blowup -Case attribute -Variant bug -Subject "roslyn:$version" -Run $Run
         }
-        $fixed = foreach ($version in '4.14.0', '5.12.0') {
+        $fixed = foreach ($version in '4.11.0', '4.14.0', '5.0.0', '5.9.0', '5.12.0') {
             Get-CorpusCellResult -Repro roslyn-nested-attribute-blowup -Case attribute -Variant bug -Subject "roslyn:$version" -Run $Run
         }
     }
@@ -51,7 +51,7 @@ Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
         }
     }
 
-    It 'the fixed compilers parse every depth at once: 4.14.0 and 5.12.0 are flat' {
+    It 'the fixed compilers parse every depth at once: 4.11.0, 4.14.0, 5.0.0, 5.9.0 and 5.12.0 are flat' {
         foreach ($cell in $fixed) {
             $cell | Should -BeClean
             $cell.Family.facts.killedAt | Should -BeNullOrEmpty

@@ -2,6 +2,7 @@ using Corpus.Harness.Json;
 using System.Diagnostics;
 using System.Text.Json;
 using Corpus.Harness.Model;
+using Corpus.Harness.Report;
 
 namespace Corpus.Harness.Runner;
 
@@ -24,14 +25,14 @@ public sealed record BisectResult(string? Before, string? After, Outcome? Before
 /// </summary>
 public static class Bisect
 {
+    /// <param name="say">Told of each step that is not a probe: the check of the ends, a subject skipped.</param>
     public static async Task<BisectResult> RunAsync(IReadOnlyList<string> subjects,
                                                     Func<string, Task<(Outcome Outcome, string Detail)>> probe,
-                                                    Action<BisectProbe>? report = null)
+                                                    Action<BisectProbe>? report = null, Action<string>? say = null)
     {
         if (subjects.Count < 2) throw new ArgumentException("bisect needs at least two subjects, oldest first");
         if (subjects.Distinct().Count() != subjects.Count) throw new ArgumentException("bisect: a subject is listed twice");
         var probes = new List<BisectProbe>();
-        var known = new Dictionary<int, Outcome>();
         async Task<Outcome> Probe(int i)
         {
             var clock = Stopwatch.StartNew();
@@ -39,19 +40,37 @@ public static class Bisect
             var p = new BisectProbe(i, subjects[i], outcome, detail, Math.Round(clock.Elapsed.TotalSeconds, 1));
             probes.Add(p);
             report?.Invoke(p);
-            return known[i] = outcome;
+            return outcome;
         }
         static bool Decisive(Outcome o) => o is Outcome.Reproduced or Outcome.Clean;
-        int last = subjects.Count - 1;
-        var first = await Probe(0);
-        var end = await Probe(last);
+        // As mozregression does: both ends first, and they must really differ. An end that cannot be judged (not
+        // provisioned, not built, a failure of another kind) is skipped, and its neighbour becomes the end.
+        var passed = new List<string>();
+        int lo = 0, hi = subjects.Count - 1;
+        var first = await Probe(lo);
+        while (!Decisive(first) && lo + 1 < hi)
+        {
+            say?.Invoke($"skipped {subjects[lo]} ({first.Name()}): it cannot be judged; trying its neighbour {subjects[lo + 1]}");
+            passed.Add(subjects[lo]);
+            first = await Probe(++lo);
+        }
+        var end = await Probe(hi);
+        while (!Decisive(end) && hi - 1 > lo)
+        {
+            say?.Invoke($"skipped {subjects[hi]} ({end.Name()}): it cannot be judged; trying its neighbour {subjects[hi - 1]}");
+            passed.Add(subjects[hi]);
+            end = await Probe(--hi);
+        }
+        var skippedNote = passed.Count == 0 ? "" : $" ({string.Join(", ", passed)} skipped: could not be judged)";
         if (!Decisive(first) || !Decisive(end))
             return new(null, null, null, null, probes, [],
-                       $"inconclusive: the ends must be reproduced or clean, got {subjects[0]} {first.Name()} and {subjects[last]} {end.Name()}");
+                       $"inconclusive: the ends must be reproduced or clean, got {subjects[lo]} {first.Name()} and {subjects[hi]} {end.Name()}{skippedNote}");
         if (first == end)
             return new(null, null, first, end, probes, [],
-                       $"no change: {subjects[0]} and {subjects[last]} are both {first.Name()}");
-        int lo = 0, hi = last;   // known[lo] == first, known[hi] == end
+                       $"no change: the ends {subjects[lo]} and {subjects[hi]} are both {first.Name()}, so there is nothing to bisect "
+                       + $"(one end must be reproduced and the other clean){skippedNote}");
+        say?.Invoke($"ends checked: {subjects[lo]} {first.Name()}, {subjects[hi]} {end.Name()}: they differ");
+        // Invariant: subjects[lo] has the first outcome, subjects[hi] the end's.
         var skipped = new SortedSet<int>();
         while (hi - lo > 1)
         {
@@ -64,13 +83,17 @@ public static class Bisect
             var o = await Probe(at);
             if (o == first) lo = at;
             else if (o == end) hi = at;
-            else skipped.Add(at);
+            else
+            {
+                say?.Invoke($"skipped {subjects[at]} ({o.Name()}): it cannot be judged; trying a neighbour");
+                skipped.Add(at);
+            }
         }
         var between = skipped.Where(i => i > lo && i < hi).Select(i => subjects[i]).ToList();
         var verdict = between.Count == 0
-            ? $"last {first.Name()}: {subjects[lo]}; first {end.Name()}: {subjects[hi]}"
+            ? $"last {first.Name()}: {subjects[lo]}; first {end.Name()}: {subjects[hi]}{skippedNote}"
             : $"the change lies between {subjects[lo]} ({first.Name()}) and {subjects[hi]} ({end.Name()}); "
-              + $"{string.Join(", ", between)} could not be judged";
+              + $"{string.Join(", ", between)} could not be judged{skippedNote}";
         return new(subjects[lo], subjects[hi], first, end, probes, between, verdict);
     }
 
@@ -87,21 +110,58 @@ internal static class BisectCommand
 {
     public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families)
     {
-        var repro = args.Get("repro") ?? throw new ArgumentException("bisect needs --repro ID");
         var names = args.List("subjects");
-        if (names.Count < 2) throw new ArgumentException("bisect needs --subjects S1,S2,… (at least two, oldest first)");
+        string? repro = args.Get("repro"), caseId = args.Get("case"), variantId = args.Get("variant");
+        if (args.Get("from") is { } from)
+        {
+            // Start from a matrix: the ends are the two subjects either side of its change.
+            var file = Path.Combine(root, "artifacts", from, MatrixTable.JsonFile);
+            if (!File.Exists(file))
+                throw new InputException($"--from {from}: {Path.GetRelativePath(root, file)} does not exist (corpus matrix writes it)");
+            try
+            {
+                var (boundary, range) = MatrixBisect.Plan(MatrixTable.Read(file), repro, caseId, variantId, names);
+                (repro, caseId, variantId, names) = (boundary.Row.Repro, boundary.Row.Case, boundary.Row.Variant, range);
+                Console.WriteLine($"from matrix {from}: {boundary.Row.Label} is {boundary.BeforeOutcome.Name()} on {boundary.Before} "
+                                  + $"and {boundary.AfterOutcome.Name()} on {boundary.After}");
+            }
+            catch (NoChangeException e)
+            {
+                Console.WriteLine(e.Message);
+                return RunExit.Differs;
+            }
+        }
+        else if (SubjectOrder.ByVersion(names) is { } ordered && !ordered.SequenceEqual(names))
+        {
+            // Versions of one kind are bisected oldest first, whatever order they came in (8.0.9 before 8.0.10).
+            Console.WriteLine($"ordered by version: {string.Join(", ", ordered)}");
+            names = ordered;
+        }
+        if (repro is null) throw new ArgumentException("bisect needs --repro ID (or --from RUN, a matrix's run)");
+        if (names.Count < 2) throw new ArgumentException("bisect needs --subjects S1,S2,… (at least two, oldest first) or --from RUN");
         var catalog = Catalog.Load(root, families);
         var entry = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)
                     ?? throw new InputException(catalog.InputErrors.FirstOrDefault(e => e.Repro == repro)?.Message
                                                      ?? $"no repro '{repro}' (repros: {string.Join(", ", catalog.Entries.Select(e => e.Manifest.Id))})");
         var m = entry.Manifest;
-        var cs = args.Get("case") is { } c
+        var cs = caseId is { } c
             ? m.Cases.FirstOrDefault(x => x.Id == c) ?? throw new InputException($"no case '{c}' in {m.Id} (cases: {string.Join(", ", m.Cases.Select(x => x.Id))})")
             : m.Cases.Count == 1 ? m.Cases[0] : throw new InputException($"{m.Id} has several cases: give --case ({string.Join(", ", m.Cases.Select(x => x.Id))})");
-        var variant = args.Get("variant") ?? (m.Variants.Count == 1 ? m.Variants[0]
+        var variant = variantId ?? (m.Variants.Count == 1 ? m.Variants[0]
             : throw new InputException($"{m.Id} has several variants: give --variant ({string.Join(", ", m.Variants)})"));
         if (!m.Variants.Contains(variant)) throw new InputException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
-        var subjects = names.Select(n => Program.ResolveSubject(n, root)).ToList();
+        var subjects = names.Select(n =>
+        {
+            try { return Program.ResolveSubject(n, root); }
+            // A version that cannot be provisioned is a probe to skip, as mozregression skips a broken build; a path
+            // that is not a build stays bad input.
+            catch (InputException e) when (SubjectOrder.Parse(n) is { } v
+                                            && Subjects.SubjectKinds.All.FirstOrDefault(k => k.UserPrefixes.Contains(v.Kind)) is { } kind)
+            {
+                Console.WriteLine($"  {e.Message}: it will be skipped");
+                return new Subject(n, kind, n, null, e.Message);
+            }
+        }).ToList();
         foreach (var s in subjects)
             if (s.Validate(cs) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
 
@@ -123,7 +183,8 @@ internal static class BisectCommand
             var expected = entry.Expected.FirstOrDefault(e => e.Key == new CellKey(m.Id, cs.Id, variant, subject.Name));
             var r = await runner.RunAsync(m, cs, variant, subject, expected);
             return (r.Outcome, r.Detail);
-        }, p => Console.WriteLine($"  probe {p.Subject,-16} {p.Outcome.Name(),-13} {p.Seconds,6:0.0} s  {p.Detail}"));
+        }, p => Console.WriteLine($"  probe {p.Subject,-16} {p.Outcome.Name(),-13} {p.Seconds,6:0.0} s  {p.Detail}"),
+           note => Console.WriteLine($"  {note}"));
         Bisect.Write(Path.Combine(runDir, "bisect.json"), result, cell, clock.Elapsed.TotalSeconds);
         var latest = Path.Combine(root, "artifacts", "latest");
         if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
