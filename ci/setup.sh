@@ -27,6 +27,12 @@ if ((${#missing[@]})); then
   "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# Debian's nodejs comes without npm (NodeSource's has it): ci/lint-workflows.sh needs both.
+if command -v node >/dev/null && ! command -v npm >/dev/null; then
+  as_root=(); [[ $(id -u) == 0 ]] || as_root=(sudo)
+  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
+
 # The net8 subject: a dotnet root assembled from the NuGet runtime pack.
 harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .cache/subjects/net8
 
