@@ -19,19 +19,7 @@ public sealed class CommandLineTests : IDisposable
 
     public void Dispose() => _corpus.Dispose();
 
-    private (int Exit, string Out, string Err) Corpus(params string[] args)
-    {
-        var (oldOut, oldErr) = (Console.Out, Console.Error);
-        var (o, e) = (new StringWriter(), new StringWriter());
-        Console.SetOut(o);
-        Console.SetError(e);
-        try { return (Program.Main([.. args, "--root", _corpus.Root]).GetAwaiter().GetResult(), o.ToString(), e.ToString()); }
-        finally
-        {
-            Console.SetOut(oldOut);
-            Console.SetError(oldErr);
-        }
-    }
+    private (int Exit, string Out, string Err) Corpus(params string[] args) => _corpus.Main(args);
 
     private string Artifacts => Path.Combine(_corpus.Root, "artifacts");
 

@@ -71,7 +71,7 @@ public sealed class PluginSeamTests : IDisposable
         }
     }
 
-    private Manifest WriteRepro(string script, string signature, SignatureFamilies? families = null)
+    private Manifest WriteRepro(string script, string signature, SignatureFamilies? families = null, string args = "\"{variant}\"")
     {
         var dir = Path.Combine(_root, "repros", "seam");
         Directory.CreateDirectory(Path.Combine(dir, "src"));
@@ -80,7 +80,7 @@ public sealed class PluginSeamTests : IDisposable
             { "id": "seam", "title": "t", "category": "crash", "references": ["r"], "languages": ["sh"],
               "subjects": ["mono"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
-              "cases": [ { "id": "main", "args": ["{variant}"], "signature": {{signature}} } ] }
+              "cases": [ { "id": "main", "args": [{{args}}], "signature": {{signature}} } ] }
             """);
         return Manifest.Load(Path.Combine(dir, "repro.json"), families);
     }
@@ -115,6 +115,28 @@ public sealed class PluginSeamTests : IDisposable
         Assert.Equal("script shell /bin/sh", cell.Metrics["runtime"]);
         Assert.Equal("a private nothing", cell.Metrics["isolation"]);
         Assert.Equal((1, 1), (kind.Isolated, kind.Released));
+    }
+
+    private const string Sweep = """{ "complexity": { "sizes": [1000, 2000, 4000], "metric": "t", "reproducedMin": 1.7, "cleanMax": 1.3 } }""";
+
+    /// <summary>Any family: a sweep whose program says it cannot run ends unsupported after that one run, with its reason.</summary>
+    [Fact]
+    public async Task ASweepWhoseProgramSaysItCannotRunIsUnsupportedWithItsReason()
+    {
+        var m = WriteRepro("echo 'REPRO-UNSUPPORTED this runtime removed the API'; exit 3", Sweep, args: "\"{n}\"");
+        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("sh", _root, [new ScriptKind()]), null);
+        Assert.Equal(Outcome.Unsupported, cell.Outcome);
+        Assert.Contains("this runtime removed the API", cell.Detail);
+        Assert.Single(cell.Runs);
+    }
+
+    /// <summary>The same death without the line is no verdict about the runtime: it stays a failure of the program.</summary>
+    [Fact]
+    public async Task TheSameDeathWithoutTheLineIsNotUnsupported()
+    {
+        var m = WriteRepro("echo 'PlatformNotSupportedException: removed' >&2; exit 3", Sweep, args: "\"{n}\"");
+        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("sh", _root, [new ScriptKind()]), null);
+        Assert.NotEqual(Outcome.Unsupported, cell.Outcome);
     }
 
     [Fact]

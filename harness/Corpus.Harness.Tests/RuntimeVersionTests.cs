@@ -8,8 +8,8 @@ namespace Corpus.Harness.Tests;
 
 /// <summary>
 /// net:VERSION / wine-net:VERSION subjects and a program's "this runtime cannot run me": the open forms, the feed's
-/// listing in the error for a version it lacks, builds for frameworks a project does not list, and REPRO-UNSUPPORTED
-/// through the real runner (a shell program, so it can say it or die the same way without it).
+/// listing in the error for a version it lacks, builds for frameworks a project does not list, and which lines say
+/// REPRO-UNSUPPORTED (through the real runner: PluginSeamTests).
 /// </summary>
 public sealed class RuntimeVersionTests : IDisposable
 {
@@ -104,77 +104,4 @@ public sealed class RuntimeVersionTests : IDisposable
     [InlineData("REPRO-UNSUPPORTEDX\n", null)]
     public void OnlyALineThatSaysItIsUnsupportedCounts(string stdout, string? reason) =>
         Assert.Equal(reason, ProgramUnsupportedException.Said(stdout));
-
-    private Manifest WriteScriptRepro(string script, string signature)
-    {
-        var dir = Path.Combine(_root, "repros", "seam");
-        Directory.CreateDirectory(Path.Combine(dir, "src"));
-        File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), script);
-        File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
-            { "id": "seam", "title": "t", "category": "crash", "references": ["r"], "languages": ["sh"],
-              "subjects": ["mono"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
-              "budget": { "timeoutSec": 20, "memoryMB": 256 },
-              "cases": [ { "id": "main", "args": ["{n}"], "signature": {{signature}} } ] }
-            """);
-        return Manifest.Load(Path.Combine(dir, "repro.json"));
-    }
-
-    private const string Sweep = """{ "complexity": { "sizes": [1000, 2000, 4000], "metric": "t", "reproducedMin": 1.7, "cleanMax": 1.3 } }""";
-
-    /// <summary>Any family: a sweep whose program says it cannot run ends unsupported after that one run, with its reason.</summary>
-    [Fact]
-    public async Task ASweepWhoseProgramSaysItCannotRunIsUnsupportedWithItsReason()
-    {
-        var m = WriteScriptRepro("echo 'REPRO-UNSUPPORTED this runtime removed the API'; exit 3", Sweep);
-        var cell = await Run(m);
-        Assert.Equal(Outcome.Unsupported, cell.Outcome);
-        Assert.Contains("this runtime removed the API", cell.Detail);
-        Assert.Single(cell.Runs);
-    }
-
-    /// <summary>The same death without the line is no verdict about the runtime: it stays a failure of the program.</summary>
-    [Fact]
-    public async Task TheSameDeathWithoutTheLineIsNotUnsupported()
-    {
-        var m = WriteScriptRepro("echo 'PlatformNotSupportedException: removed' >&2; exit 3", Sweep);
-        var cell = await Run(m);
-        Assert.NotEqual(Outcome.Unsupported, cell.Outcome);
-    }
-
-    private async Task<CellResult> Run(Manifest m)
-    {
-        var kind = new ShellKind();
-        var subject = SubjectKinds.Resolve("sh", _root, [kind]);
-        var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
-                                    new Builder(_root, ToolRunner.Instance), ToolRunner.Instance);
-        return await runner.RunAsync(m, m.Cases[0], "bug", subject, null);
-    }
-
-    private sealed class ShellKind : ISubjectKind
-    {
-        public string Name => "shell";
-        public IReadOnlyList<string> BuiltIns => ["sh"];
-        public IReadOnlyList<string> UserPrefixes => [];
-        public string UserPathMeaning => "";
-        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
-        public Subject Resolve(string spec, string? userPath, string root) => new(spec, this, "/bin/sh", "1", null);
-        public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new CopyBuild();
-        public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) => new(s.Path, [program, .. args], options.Env);
-        public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
-        public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new LinuxProcDump(context.Tools);
-        public string CrashExecutable(Subject s, string program) => s.Path;
-        public string Describe(Subject s) => "sh";
-    }
-
-    private sealed class CopyBuild : BuildRecipe
-    {
-        public override string Flavor => "sh";
-        public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, "prog.sh");
-        public override string? Missing(Manifest m) => null;
-        public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
-        {
-            File.Copy(MonoBuild.Sources(m)[0], program, overwrite: true);
-            return new ToolResult(0, "", "", 0, false);
-        }
-    }
 }

@@ -10,6 +10,24 @@ public sealed class TestCorpus : IDisposable
     public void Dispose() => Directory.Delete(Root, recursive: true);
 
     /// <summary>
+    /// The real `corpus` Main on this root, its console captured: exit code, stdout, stderr. Tests that call it swap
+    /// the process's console, so they belong to <see cref="ConsoleCollection"/>.
+    /// </summary>
+    public (int Exit, string Out, string Err) Main(params string[] args)
+    {
+        var (oldOut, oldErr) = (Console.Out, Console.Error);
+        var (o, e) = (new StringWriter(), new StringWriter());
+        Console.SetOut(o);
+        Console.SetError(e);
+        try { return (Program.Main([.. args, "--root", Root]).GetAwaiter().GetResult(), o.ToString(), e.ToString()); }
+        finally
+        {
+            Console.SetOut(oldOut);
+            Console.SetError(oldErr);
+        }
+    }
+
+    /// <summary>
     /// Two cases and two variants on mono and net10. Windows-only, so on these machines every cell is `unsupported`
     /// without building or running anything, and the expected file says so.
     /// </summary>
