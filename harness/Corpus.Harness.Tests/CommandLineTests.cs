@@ -55,6 +55,18 @@ public sealed class CommandLineTests : IDisposable
         Assert.Contains("--case <ID[,ID]>", err);
     }
 
+    /// <summary>`subjects --subject` resolves what it is given, as a cell would; an unusable one exits 2 with its reason.</summary>
+    [Fact]
+    public void SubjectsResolvesTheGivenOnesAndAnUnusableOneExits2()
+    {
+        var (exit, output, _) = Corpus("subjects", "--subject", "mono:/nonexistent/mono");
+        Assert.Equal(2, exit);
+        Assert.Contains("mono:/nonexistent/mono unavailable: /nonexistent/mono", output);
+        var listed = Corpus("subjects");
+        Assert.Equal(0, listed.Exit);
+        Assert.Contains("roslyn:VERSION: any, provisioned when a cell first needs it (or by --subject roslyn:VERSION)", listed.Out);
+    }
+
     [Fact]
     public void RunHelpListsEverySubjectKindsNamesAndPaths()
     {
@@ -102,7 +114,7 @@ public sealed class CommandLineTests : IDisposable
         var (exit, output, _) = Corpus(command, "-h");
         Assert.Equal(0, exit);
         Assert.Matches($@"\S+ {command} \[options\]", output);
-        Assert.Equal(command is "list" or "run" or "bisect" or "matrix", output.Contains("Subjects ("));
+        Assert.Equal(command is "list" or "run" or "bisect" or "matrix" or "subjects", output.Contains("Subjects ("));
     }
 
     /// <summary>The [suggest] directive that dotnet-suggest calls for shell completion.</summary>

@@ -32,7 +32,7 @@ public static class Program
             {
                 "run" => await RunAsync(root, args),
                 "validate" => Validate(root),
-                "subjects" => Subjects(root),
+                "subjects" => Subjects(root, args.List("subject")),
                 "list" => CellList.Write(root, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
                                                           args.List("subject"), args.List("exclude-tag")),
                                          args.Has("json"), Console.Out, Console.Error),
@@ -99,18 +99,23 @@ public static class Program
         return catalog.Errors.Count == 0 ? 0 : 2;
     }
 
-    private static int Subjects(string root)
+    /// <summary>Every built-in subject, or the ones given (an open form or KIND:PATH too, provisioned as a cell would); exit 2 when a given one is unusable.</summary>
+    private static int Subjects(string root, IReadOnlyList<string> given)
     {
-        foreach (var name in Subject.BuiltIn)
+        var unusable = 0;
+        foreach (var name in given.Count > 0 ? given : Subject.BuiltIn)
         {
             var s = Subject.Resolve(name, root);
             Console.WriteLine(s.Unavailable is null
                 ? $"{s.Name,-6} {s.Kind.Name,-7} {s.Version ?? "",-8} {s.Path}"
                 : $"{s.Name,-6} unavailable: {s.Unavailable}");
+            if (s.Unavailable is not null && given.Count > 0) unusable++;
         }
-        // An open form (roslyn:VERSION) names too many subjects to resolve here; each is provisioned by its first cell.
+        if (given.Count > 0) return unusable > 0 ? RunExit.InputError : RunExit.Ok;
+        // An open form (roslyn:VERSION) names too many subjects to resolve here; each is provisioned by its first cell,
+        // or by `corpus subjects --subject roslyn:4.5.0`.
         foreach (var form in Corpus.Harness.Subjects.SubjectKinds.BuiltInForms.Except(Subject.BuiltIn))
-            Console.WriteLine($"{form}: any, provisioned when a cell first needs it");
+            Console.WriteLine($"{form}: any, provisioned when a cell first needs it (or by --subject {form})");
         return 0;
     }
 
