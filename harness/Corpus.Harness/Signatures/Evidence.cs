@@ -17,7 +17,9 @@ public sealed record StacksSpec(string Frame)
 
 /// <param name="Snapshots">Captures that carried stacks.</param>
 /// <param name="Hits">Of those, the ones with a frame that matches.</param>
-public sealed record StacksFacts(string Frame, int Snapshots, int Hits, string? Snapshot, string? Thread, IReadOnlyList<string> Frames);
+/// <param name="Frames">The hit thread's top frames (where it was); <paramref name="Matched"/> the first of its frames, at any depth, that matches.</param>
+public sealed record StacksFacts(string Frame, int Snapshots, int Hits, string? Snapshot, string? Thread, IReadOnlyList<string> Frames,
+                                 string? Matched = null);
 
 /// <summary>Stack facts: a reproduction must also show the hot path in a snapshot.</summary>
 public sealed class StacksEvidence : IEvidenceCheck
@@ -43,7 +45,7 @@ public sealed class StacksEvidence : IEvidenceCheck
             var top = t.Frames.Take(6).ToList();
             cell.Metrics["hot_frames"] = top;
             return Task.FromResult(EvidenceResult.Hold(Key, $"snapshot {Path.GetFileName(c.File)} shows /{spec.Frame}/ on thread '{t.Thread}'",
-                new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top), figure));
+                new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top, t.Frames.First(f => re.IsMatch(f))), figure));
         }
         var facts = new StacksFacts(spec.Frame, withStacks, 0, null, null, []);
         return Task.FromResult(EvidenceResult.Fail(Key, captures.Count == 0
