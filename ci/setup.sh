@@ -61,9 +61,11 @@ build harness/subjects/probe/Probe.csproj build/harness/probe-net
 # Wine's template prefix and the cross-built GoogleTest (docs/wine.md) are built when first needed: the harness builds
 # the template when a selected cell runs on a Wine subject, ci/unit.sh builds both. make run's demo needs neither.
 
-# PowerShell and Pester, both from NuGet and pinned: pwsh as a local .NET tool (.config/dotnet-tools.json), Pester
-# restored by ci/pester/Pester.csproj and copied where ci/pwsh.sh puts it on PSModulePath.
-dotnet tool restore >/dev/null || { echo "setup: dotnet tool restore (pwsh) failed" >&2; dotnet tool restore; exit 1; }
+# PowerShell and Pester, both from NuGet and pinned: pwsh and the .NET diagnostics tools (dotnet-dump, -trace,
+# -counters, -stack, -gcdump, ilspycmd) as local .NET tools (.config/dotnet-tools.json), Pester restored by
+# ci/pester/Pester.csproj and copied where ci/pwsh.sh puts it on PSModulePath. ilspycmd is 11.1: 11.2's native
+# host needs glibc 2.38, Debian 12 has 2.36.
+dotnet tool restore >/dev/null || { echo "setup: dotnet tool restore (.config/dotnet-tools.json) failed" >&2; dotnet tool restore; exit 1; }
 pester_version=$(sed -n 's/.*Include="Pester" Version="\[\([^]]*\)\]".*/\1/p' ci/pester/Pester.csproj)
 [[ -n $pester_version ]] || { echo "setup: ci/pester/Pester.csproj: no PackageDownload of Pester with a [version]" >&2; exit 1; }
 pester=.cache/powershell/Modules/Pester/$pester_version
