@@ -128,11 +128,13 @@ internal sealed unsafe class WindowsJob : IRunSession
         _stderr = Read(errRead, true, onLine);
     }
 
-    private static Task Read(SafeFileHandle pipe, bool stderr, Action<string?, bool> onLine) => Task.Run(() =>
+    // A thread of its own per pipe: a blocking read on a pool thread holds it for the whole run, and with two pipes
+    // per run on a 2-core machine the pool starved (under Wine at load 20 the shmem family sampled every 3 s).
+    private static Task Read(SafeFileHandle pipe, bool stderr, Action<string?, bool> onLine) => Task.Factory.StartNew(() =>
     {
         using var reader = new StreamReader(new FileStream(pipe, FileAccess.Read, 4096, isAsync: false));
         while (reader.ReadLine() is { } line) onLine(line, stderr);
-    });
+    }, CancellationToken.None, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
     public bool HasExited => WaitForSingleObject(_process, 0) == WAIT_OBJECT_0;
 
