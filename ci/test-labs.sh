@@ -4,18 +4,30 @@
 # just above it hold:
 #   <!-- expect output: PHRASE -->   PHRASE occurs in the block's stdout+stderr (fixed string)
 #   <!-- expect file: PATH -->       PATH exists after the block (shell-expanded: $pid, globs)
+#   <!-- expect figure: NAME in LO..HI -->   the figure NAME the block measured lies in [LO, HI]
+#   <!-- expect figure: NAME >= X -->        ... or holds the relation (>=, <=, >, <) to X
+# A figure is the attendee's own number, so the prose may only state it as the range or relation the lab checks.
+# The block prints it as a line `figure NAME=VALUE` (VALUE a plain number: `echo "figure rate_pct=$pct"`; the last
+# such line counts), or the annotation ends in `from PATH JQ` and the value is `jq -r JQ PATH` after the block
+# (PATH shell-expanded; a cell's record: `from artifacts/latest/<repro>/<case>/<variant>/<subject>/facts.json
+# .family.facts.blockMs`). A figure that is missing, not a number or outside its range fails the lab, naming the
+# block, the figure, the value and the range. A malformed annotation fails the lab before it runs.
 # A lab passes when all its blocks pass and nothing is left behind: no process of its session (or carrying its
-# token in the environment) and no /dev/shm entry. Each lab gets a private /dev/shm (a tmpfs in its own mount
-# namespace), so entries made by other jobs on the host neither count nor get touched.
+# token in the environment), no /dev/shm entry and no /tmp entry. Each lab gets a private /dev/shm and a private /tmp
+# (tmpfs mounts in its own mount namespace, /tmp holding only an empty .X11-unix and .ICE-unix as a host's does), so
+# entries made by other jobs on the host neither count nor get touched, and whatever the lab leaves there is listed.
+# Labs work under artifacts/lab/<id>/ (or a folder they remove), never /tmp.
 # Blocks fenced as ```sh lab-skip: REASON are reported and not run (e.g. they need real Windows).
 #
-# usage: ci/test-labs.sh [LAB_ID...]      (make test-labs [LAB=id]); LAB_TIMEOUT=seconds per lab (default 2400)
+# usage: ci/test-labs.sh [LAB_ID...]      (make test-labs [LAB=id]); LAB_TIMEOUT=seconds per lab (default 2400);
+#        LAB_ROOT=<git checkout> runs that checkout's labs instead of this one's (ci/test-labs-planted.sh does);
+#        KEEP_LAB_CLONE=1 keeps the clone and logs (build/test-labs.*) after a pass.
 set -uo pipefail
 # A reader runs a lab's `make run …` from a plain shell: nothing of the outer `make test-labs LAB=…` may leak into
 # it (its variables would reach the inner make through MAKEFLAGS and be refused as unknown).
 unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
 
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "${LAB_ROOT:-$(dirname "$0")/..}" && pwd)
 timeout_s=${LAB_TIMEOUT:-2400}
 keep=${KEEP_LAB_CLONE:-}
 
@@ -33,7 +45,9 @@ else
   done
 fi
 
-work=$(mktemp -d /tmp/test-labs.XXXXXX)
+# Outside /tmp: each lab's /tmp is a private, empty tmpfs, and the clone and logs must stay visible under it.
+mkdir -p "$root/build"
+work=$(mktemp -d "$root/build/test-labs.XXXXXX")
 clone=$work/corpus
 echo "test-labs: cloning $root (HEAD $(git -C "$root" rev-parse --short HEAD)) into $clone"
 git clone -q "$root" "$clone" || die "git clone failed"
@@ -43,10 +57,10 @@ git clone -q "$root" "$clone" || die "git clone failed"
 split_lab() {
   awk -v dir="$2" '
     function flush_pending() { pending = "" }
-    /^<!-- expect (output|file): .* -->[[:space:]]*$/ && !infence {
+    /^<!-- expect (output|file|figure): .* -->[[:space:]]*$/ && !infence {
       line = $0; sub(/^<!-- expect /, "", line); sub(/[[:space:]]*-->[[:space:]]*$/, "", line)
       kind = line; sub(/:.*/, "", kind); val = line; sub(/^[a-z]+: /, "", val)
-      pending = pending kind "\t" val "\n"; next
+      pending = pending kind "\t" val "\t" NR "\n"; next
     }
     /^```/ && !infence {
       info = $0; sub(/^```[[:space:]]*/, "", info)
@@ -68,6 +82,26 @@ split_lab() {
   touch "$2/index"
 }
 
+# The figure annotation's grammar: NAME in LO..HI | NAME (>=|<=|>|<) X, then optionally `from PATH JQ`.
+num='-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?'
+figure_re="^([A-Za-z_][A-Za-z0-9_.-]*) (in ($num)\.\.($num)|(>=|<=|>|<) ($num))( from ([^ ]+) (.+))?\$"
+
+# Annotations that cannot be read fail the lab before it runs: a typo must not become a check that never happens.
+check_annotations() { # lab-file dir
+  local bad=0 n k v l
+  while read -r n _; do
+    while IFS=$'\t' read -r k v l; do
+      [ "$k" = figure ] || continue
+      if ! [[ $v =~ $figure_re ]]; then
+        echo "    $1 line $l: malformed figure annotation \"$v\" (want NAME in LO..HI or NAME >= X, optionally from PATH JQ)"; bad=1
+      elif [ -n "${BASH_REMATCH[3]}" ] && awk -v a="${BASH_REMATCH[3]}" -v b="${BASH_REMATCH[6]}" 'BEGIN { exit !(a + 0 > b + 0) }'; then
+        echo "    $1 line $l: figure range ${BASH_REMATCH[3]}..${BASH_REMATCH[6]} is empty (LO > HI)"; bad=1
+      fi
+    done < "$2/$n.exp"
+  done < "$2/index"
+  return $bad
+}
+
 # The driver runs inside the lab's session: one shell, so `cd`, variables and `pid=$!` carry from block to block.
 write_driver() {
   local dir=$1 lab=$2 drv=$1/driver.sh
@@ -75,12 +109,38 @@ write_driver() {
     echo '#!/bin/bash'
     echo "cd '$clone'"
     echo 'exec < /dev/null'
-    echo 'check() { # block kind value'
-    echo '  case $2 in'
-    echo '    output) grep -qF -- "$3" "$D/$1.out" || { echo "block $1: output lacks \"$3\"" >> "$D/failures"; return 1; } ;;'
-    echo '    file) local f; f=$(eval "echo $3"); ls -d -- $f >/dev/null 2>&1 || { echo "block $1: no file $3 ($f)" >> "$D/failures"; return 1; } ;;'
-    echo '  esac'
-    echo '}'
+    printf 'LAB=%q\nfigure_re=%q\n' "$lab" "$figure_re"
+    cat <<'DRIVER'
+fail() { echo "$*" >> "$D/failures"; return 1; }
+check() { # block line kind value
+  case $3 in
+    output) grep -qF -- "$4" "$D/$1.out" || fail "block $1 (line $2): output lacks \"$4\"" ;;
+    file) local f; f=$(eval "echo $4"); ls -d -- $f >/dev/null 2>&1 || fail "block $1 (line $2): no file $4 ($f)" ;;
+    figure) figure "$@" ;;
+  esac
+}
+# A figure from the block's `figure NAME=VALUE` lines or from a record (jq), checked against its range or relation.
+figure() { # block line kind spec
+  [[ $4 =~ $figure_re ]] || { fail "block $1 (line $2): malformed figure annotation \"$4\""; return 1; }
+  local name=${BASH_REMATCH[1]} lo=${BASH_REMATCH[3]} hi=${BASH_REMATCH[6]} op=${BASH_REMATCH[9]} x=${BASH_REMATCH[10]}
+  local path=${BASH_REMATCH[14]} query=${BASH_REMATCH[15]} v where stated
+  if [ -n "$path" ]; then
+    local file; file=$(eval "echo $path")
+    where="jq -r '$query' $file"
+    v=$(jq -r "$query" "$file" 2>&1) || { fail "lab $LAB block $1 (line $2): figure $name: $where failed: $v"; return 1; }
+  else
+    where="the block's \"figure $name=\" lines"
+    v=$(grep -oE "(^|[[:space:]])figure $name=[^[:space:]]*" "$D/$1.out" | tail -1 | sed 's/^.*=//')
+    [ -n "$v" ] || { fail "lab $LAB block $1 (line $2): figure $name was not printed (no line \"figure $name=VALUE\")"; return 1; }
+  fi
+  [[ $v =~ ^-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?$ ]] || { fail "lab $LAB block $1 (line $2): figure $name = \"$v\" is not a number (from $where)"; return 1; }
+  if [ -n "$op" ]; then stated="$op $x"; awk -v v="$v" -v x="$x" -v op="$op" 'BEGIN { v += 0; x += 0
+      exit !((op == ">=" && v >= x) || (op == "<=" && v <= x) || (op == ">" && v > x) || (op == "<" && v < x)) }'
+  else stated="in $lo..$hi"; awk -v v="$v" -v lo="$lo" -v hi="$hi" 'BEGIN { v += 0; exit !(v >= lo + 0 && v <= hi + 0) }'
+  fi || { fail "lab $LAB block $1 (line $2): figure $name = $v, not $stated as the lab states (from $where)"; return 1; }
+  echo "figure $name = $v ($stated)" >> "$D/figures"
+}
+DRIVER
     echo "D='$dir'"
     while read -r n line kind reason; do
       [ "$kind" = run ] || continue
@@ -89,9 +149,9 @@ write_driver() {
       echo "source \"\$D/$n.sh\" > \"\$D/$n.out\" 2>&1"
       echo "set +e"
       echo "echo \"end $n \$(date +%s.%N)\" >> \"\$D/status\""
-      while IFS=$'\t' read -r k v; do
+      while IFS=$'\t' read -r k v l; do
         [ -n "$k" ] || continue
-        printf 'check %s %s %q || exit 101\n' "$n" "$k" "$v"
+        printf 'check %s %s %s %q || exit 101\n' "$n" "$line" "$k" "$v"
       done < "$dir/$n.exp"
     done < "$dir/index"
     echo 'exit 0'
@@ -104,6 +164,10 @@ cat > "$work/wrapper.sh" <<'EOF'
 #!/bin/bash
 dir=$1 timeout_s=$2 token=$3
 mount -t tmpfs -o mode=1777 lab-shm /dev/shm || { echo "cannot mount a private /dev/shm" > "$dir/leftovers"; exit 1; }
+# A private /tmp as a host has it (X's socket folders exist); what the lab adds to it is its leftover.
+mount -t tmpfs -o mode=1777 lab-tmp /tmp || { echo "cannot mount a private /tmp" > "$dir/leftovers"; exit 1; }
+mkdir -m 1777 /tmp/.X11-unix /tmp/.ICE-unix
+find /tmp -mindepth 1 | sort > "$dir/tmp.before"
 LAB_TEST_TOKEN=$token setsid bash "$dir/driver.sh" > "$dir/driver.log" 2>&1 &
 sid=$!
 deadline=$(( $(date +%s) + timeout_s ))
@@ -130,6 +194,13 @@ done
 for f in /dev/shm/* /dev/shm/.[!.]*; do
   [ -e "$f" ] && echo "/dev/shm entry left behind: $(basename "$f") ($(stat -c %s "$f") bytes)" >> "$dir/leftovers"
 done
+# /tmp: each new path whose parent was there before (a new folder is listed once, with what it holds).
+find /tmp -mindepth 1 | sort | comm -13 "$dir/tmp.before" - | while read -r f; do
+  grep -qxF -- "$(dirname "$f")" "$dir/tmp.before" || [ "$(dirname "$f")" = /tmp ] || continue
+  if [ -d "$f" ]; then what="folder of $(find "$f" -mindepth 1 | wc -l) entries, $(du -sb "$f" | cut -f1) bytes"
+  else what="$(stat -c %s "$f" 2>/dev/null) bytes"; fi
+  echo "/tmp entry left behind: $f ($what)" >> "$dir/leftovers"
+done
 exit 0
 EOF
 
@@ -138,6 +209,9 @@ summary=()
 for lab in "${labs[@]}"; do
   dir=$work/$lab; mkdir -p "$dir"
   split_lab "$clone/docs/labs/$lab.md" "$dir"
+  if ! bad=$(check_annotations "docs/labs/$lab.md" "$dir"); then
+    echo "test-labs: $lab: FAIL before running"; echo "$bad"; failed=1; summary+=("$lab: malformed annotations"); continue
+  fi
   runnable=$(awk '$3=="run"' "$dir/index" | wc -l); skipped=$(awk '$3=="skip"' "$dir/index" | wc -l)
   if [ "$runnable" -eq 0 ]; then
     echo "test-labs: $lab: FAIL, no block is fenced as \`\`\`sh lab"; failed=1; summary+=("$lab: no runnable blocks"); continue
@@ -163,6 +237,7 @@ for lab in "${labs[@]}"; do
     s=$(awk -v n="$n" '$1=="start"&&$2==n{a=$3} $1=="end"&&$2==n{b=$3} END{if(a&&b) printf "%.1f s", b-a; else if(a) print "failed"; else print "not reached"}' "$dir/status" 2>/dev/null)
     printf '  block %2d (line %3d): %s\n' "$n" "$line" "$s"
   done < "$dir/index"
+  [ -f "$dir/figures" ] && sed 's/^/  /' "$dir/figures"
   if [ ${#problems[@]} -eq 0 ]; then
     echo "test-labs: $lab: PASS in $secs s"; summary+=("$lab: pass, $secs s")
   else

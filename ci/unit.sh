@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # make unit: xUnit for every C# project; GoogleTest through CTest for every repro with a cpp/ folder, natively and,
 # for the Win32 tests, under Wine; the Wine cell checks; PowerShell's parser over every PowerShell file and the Corpus
-# module's Pester tests; actionlint over ci/workflows/; the harness as a Windows program under Wine. Stops at the first
-# failure with its exit code.
+# module's Pester tests; the labs runner's planted failures; actionlint over ci/workflows/; the harness as a Windows
+# program under Wine. Stops at the first failure with its exit code.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}
@@ -38,6 +38,8 @@ printf 'Describe "broken" {\n    It "x" {\n        $a = (1 +\n' > build/pester-b
 if ci/pwsh.sh -File ci/check-powershell.ps1 build/pester-broken.ps1 2>/dev/null; then
   echo "check-powershell: a broken script passed the check" >&2; exit 1
 fi
+# The labs' runner must be able to fail: a figure outside its stated range, a /tmp leftover, a malformed annotation.
+ci/test-labs-planted.sh
 # The GitHub Actions workflows through actionlint (pinned, ci/actionlint/); they are not run here.
 ci/lint-workflows.sh
 

@@ -2,13 +2,15 @@
 # The bug's rate per tracing mode: N runs of the raced bug variant, two at a time, and a 95% Wilson interval.
 # usage: rates.sh BUILD_DIR MODE [N] [ITERATIONS]   MODE: none | ring | printf | lttng (needs a running lttng-sessiond)
 # A hit is a death of the early-deleted object: a pure virtual call, a glibc heap check, or the same object deleted
-# twice (SIGSEGV through the freed vtable pointer). Other endings are counted apart.
+# twice (SIGSEGV through the freed vtable pointer). Other endings are counted apart. Prints one summary line, then the
+# figures as `figure rate_pct_MODE=…` and `figure s_per_run_MODE=…` lines (the labs' test reads those). The runs'
+# files live in a folder it removes; the shell's "Aborted" notice per crashed run is kept out of the output.
 set -euo pipefail
 build=$1; mode=$2; n=${3:-300}; iterations=${4:-1000000}
 prog=$build/refcount_lost_update
 [[ $mode == lttng ]] && prog=$build/refcount_lost_update_lttng
 [[ -x $prog ]] || { echo "rates.sh: $prog is missing (build the cpp folder first)" >&2; exit 2; }
-work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
+work=$(mktemp -d "${TMPDIR:-/tmp}/refcount-rates.XXXXXX"); trap 'rm -rf "$work"' EXIT
 session=
 if [[ $mode == lttng ]]; then
   session=refcount-rates-$$
@@ -22,7 +24,7 @@ one() {  # run index
 }
 start=$(date +%s.%N)
 for ((i = 0; i < n; i += 2)); do
-  one "$i" & { ((i + 1 < n)) && one $((i + 1)); }; wait 2>/dev/null
+  { one "$i" 2>/dev/null & } 2>/dev/null; { ((i + 1 < n)) && one $((i + 1)) 2>/dev/null; }; wait 2>/dev/null
 done
 seconds=$(echo "$(date +%s.%N) - $start" | bc)
 trace_bytes=0
@@ -50,4 +52,6 @@ h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
 print(f"{mode}: {hits}/{n} = {100*p:.1f}% (95% Wilson {100*max(0,c-h):.1f}-{100*min(1,c+h):.1f}%); "
       f"other failures {other}; clean {clean} (of which {lost} lost updates without a crash); "
       f"{seconds:.0f} s, {seconds/n*2:.2f} s per run" + (f"; trace {tb/1048576:.0f} MB ({tb/n/1048576:.1f} MB per run)" if tb else ""))
+print(f"figure rate_pct_{mode}={100*p:.1f}")
+print(f"figure s_per_run_{mode}={seconds/n*2:.3f}")
 PY
