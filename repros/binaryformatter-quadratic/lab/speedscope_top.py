@@ -3,7 +3,8 @@
 
 usage: speedscope_top.py FILE [--top N] [--frame SUBSTRING ...]
 Per thread profile: the N frames with the most self time, and for each --frame the self and total share of the
-frames whose name contains SUBSTRING. Shares are of the profile's whole span (endValue - startValue).
+frames whose name contains SUBSTRING. Shares are of the profile's whole span (endValue - startValue). Profiles
+shorter than 1% of the longest are left out (and counted).
 """
 import json
 import sys
@@ -63,9 +64,12 @@ def main(argv):
         profiles = doc["profiles"]
     except (OSError, ValueError, KeyError) as e:
         sys.exit(f"speedscope_top: {path}: not a speedscope file ({e})")
+    longest = max((p["endValue"] - p["startValue"] for p in profiles), default=0)
+    short = 0
     for p in profiles:
         span = p["endValue"] - p["startValue"]
-        if span <= 0:
+        if span <= 0 or span < longest / 100:
+            short += 1  # a thread that lived or ran for a moment (the finalizer, a pool thread) says nothing here
             continue
         self_w, total_w = weights(p, pseudo)
         print(f"{p['name']}: {span:.0f} {p.get('unit', '')}")
@@ -77,6 +81,8 @@ def main(argv):
             s = sum(self_w.get(f, 0) for f in hit)
             t = max((total_w[f] for f in hit), default=0)
             print(f"  frame '{pat}': self {100 * s / span:.2f}%, total {100 * t / span:.2f}% ({len(hit)} frame(s))")
+    if short:
+        print(f"({short} thread profile(s) shorter than 1% of the longest left out)")
 
 
 if __name__ == "__main__":
