@@ -34,6 +34,7 @@ public sealed class ContainedProcess : IDisposable
 
     private readonly ProcessSpec _spec;
     private readonly IRunSession _session;
+    private readonly long _started = Stopwatch.GetTimestamp();
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private readonly StringBuilder _out = new(), _err = new();
     private readonly StreamWriter _outFile, _errFile;
@@ -51,6 +52,9 @@ public sealed class ContainedProcess : IDisposable
     /// <summary>The run's own memory cgroup, or null where the machine has none (and on Windows): what the cell is charged for.</summary>
     public MemoryCgroup? Cgroup => (_session as CgroupSession)?.Cgroup;
     public double Elapsed => _clock.Elapsed.TotalSeconds;
+    /// <summary>The run's start on Stopwatch's clock, in seconds (CLOCK_MONOTONIC on Linux): where a trace tool's timestamps
+    /// on that clock (perf -k CLOCK_MONOTONIC, Wine's +timestamp) become seconds of the run, as <see cref="Elapsed"/> is.</summary>
+    public double StartedMonotonic => (double)_started / Stopwatch.Frequency;
     /// <summary>Windows: the pids in the run's Job Object now; null on Linux.</summary>
     public IReadOnlyList<int>? JobMembers => (_session as WindowsJob)?.Members();
     /// <summary>Windows: the memory limits the Job Object holds, as the kernel reads them back; null on Linux.</summary>
