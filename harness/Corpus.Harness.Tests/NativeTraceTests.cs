@@ -1,4 +1,7 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
+using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
 using Corpus.Harness.Containment;
 using Corpus.Harness.Subjects;
 
@@ -106,6 +109,42 @@ public class NativeTraceTests
             var closed = MappingLeakTrace.Find(fix, fixMarker);
             Assert.Equal(3, closed.Views.Count);
             Assert.Empty(closed.NotClosed);
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
+    /// <summary>The backend as the runner drives it: Wrap, a contained run, ReadAsync with the run's markers.</summary>
+    [Fact]
+    public async Task PerfBackendGivesTheEvidenceItsUnmappedOpenViewsAtTheMarker()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-perf-").FullName;
+        try
+        {
+            var exe = Compile(dir, "leak", LeakProgram);
+            var spec = new TraceCapture(TraceCapture.Api, [], null, null, [], [], [], null);
+            foreach (var (variant, held) in new[] { ("bug", 3), ("fix", 0) })
+            {
+                var backend = new PerfTrace();
+                var run = new TraceRun(spec, Path.Combine(dir, variant), Path.Combine(dir, variant, "tmp"), "trace", ToolRunner.Instance, dir);
+                Directory.CreateDirectory(run.Tmp);
+                var launch = backend.Wrap(new Launch(exe, [variant], new Dictionary<string, string>()), run);
+                var markers = new Dictionary<string, double>();
+                using var p = new ContainedProcess(new ProcessSpec(launch.File, launch.Args, run.Dir, run.File("o"), run.File("e"), TimeSpan.FromSeconds(60), 256L << 20),
+                                                   (line, _, t) => { if (line.StartsWith("REPRO-REACHED")) markers.TryAdd(line.Trim(), t); });
+                var result = await p.WaitAsync();
+                var model = await backend.ReadAsync(run with { Markers = markers }, result, CancellationToken.None);
+                Assert.Equal([run.File("perf.data"), run.File("perf.script.txt")], model.Files);
+                var count = TraceEvidence.Count(new TraceCountSpec("^unmapped-open at=leaked ", held, held), model);
+                Assert.True(count.Holds, $"{variant}: {count.Count} unmapped-open at the marker: {string.Join(" | ", count.First)}");
+                if (held > 0)
+                    Assert.Matches(@"^t=\d+\.\d{3}s unmapped-open at=leaked fd=\d+ bytes=4194304 created=memfd_create unmapped=0\.\d{3}s by=leak_one$", count.First[0]);
+                // Each syscall is one event with its return value, fds in decimal.
+                Assert.Contains(model.Events, e => e.Name == "munmap" && e.Fields["ret"] == "0" && e.Fields["len"] == "4194304");
+                var memfds = model.Events.Where(e => e.Name == "memfd_create").ToList();
+                Assert.Equal(3, memfds.Count);
+                Assert.True(TraceEvidence.Count(new TraceCountSpec($"^close fd={memfds[0].Fields["ret"]}( |$)", 1, null), model).Holds);
+                Assert.Single(model.Events, e => e.Name == "marker" && e.Fields["line"] == "REPRO-REACHED leaked");
+            }
         }
         finally { Directory.Delete(dir, true); }
     }
@@ -243,6 +282,21 @@ public class NativeTraceTests
     }
 
     [Fact]
+    public void WineModelCarriesTheOrderTheEvidenceAsksFor()
+    {
+        var model = NativeTraceModel.FromWine(TraceCapture.Api, WineDebugTrace.Parse(WinTrace, origin: 23076),
+                                              new Dictionary<string, double> { ["REPRO-REACHED ui-call t_ms=525.3 call=SetFocus"] = 0.628 }, ["/r/winedebug.log"]);
+        Assert.Contains(model.Events, e => e.Text == "NtUserSetParent channel=win args=(0x1005e 0x10048)" && e.Thread == "00d8:0118");
+        var seq = TraceEvidence.Sequence(new TraceSequenceSpec(["^CrossThreadSetParent ", "^marker line=REPRO-REACHED ui-call", "^InputQueueShared thread=00dc "], 1), model);
+        Assert.True(seq.Holds, string.Join(" | ", seq.Found));
+        Assert.Equal(["t=0.622s CrossThreadSetParent child=0x1005e parent=0x10048 thread=0118 parentThread=00dc",
+                      "t=0.628s marker line=REPRO-REACHED ui-call t_ms=525.3 call=SetFocus",
+                      "t=0.629s InputQueueShared thread=00dc focus=0x10048 previous=0x1005e otherThread=0118 silentMs=8007"], seq.Found);
+        // The other order is not there: the queue is shared only after the SetParent.
+        Assert.False(TraceEvidence.Sequence(new TraceSequenceSpec(["^InputQueueShared ", "^CrossThreadSetParent "], 1), model).Holds);
+    }
+
+    [Fact]
     public void WineTraceOfTheFixHasNoCrossThreadSetParent()
     {
         // fix: the UI thread creates and parents the second window itself.
@@ -268,9 +322,9 @@ public class NativeTraceTests
     [Fact]
     public void WineChannelsBecomeWinedebug()
     {
-        Assert.Equal("+timestamp,+pid,+win,+msg", WineDebugTrace.Value(["win", "+msg", "win"]));
-        Assert.Equal("'-all' is not a WINEDEBUG channel (letters, digits and _, e.g. win, msg, reg)",
-                     Assert.Throws<ArgumentException>(() => WineDebugTrace.Value(["-all"])).Message);
+        Assert.Equal("+timestamp,+pid,+win,+msg,warn+reg,-all", WineDebugTrace.Value(["win", "+msg", "win", "warn+reg", "-all"]));
+        Assert.Equal("'+win,+msg' is not a WINEDEBUG channel setting such as '+win', '-all' or 'warn+msg'",
+                     Assert.Throws<ArgumentException>(() => WineDebugTrace.Value(["+win,+msg"])).Message);
         Assert.Throws<ArgumentException>(() => WineDebugTrace.Value([]));
         var env = WineDebugTrace.Env(new Dictionary<string, string> { ["X"] = "1" }, ["win"], "/r/wine-trace.log");
         Assert.Equal(("1", "+timestamp,+pid,+win", "/r/wine-trace.log"), (env["X"], env["CORPUS_WINEDEBUG"], env["CORPUS_WINEDEBUG_LOG"]));
@@ -281,13 +335,13 @@ public class NativeTraceTests
     [Fact]
     public void WprIsUnavailableOffWindowsWithTheReason()
     {
-        var wpr = new WindowsWpr(ToolRunner.Instance);
+        var wpr = new WprTrace(ToolRunner.Instance);
         Assert.Equal("wpr.exe runs only on Windows", wpr.Unavailable);
         Assert.Equal("wpr.exe runs only on Windows", Assert.Throws<PlatformNotSupportedException>(() => wpr.Start("CPU")).Message);
-        var none = new WindowsWpr(ToolRunner.Instance, exe: "", isWindows: true, searchPath: "/nonexistent");
+        var none = new WprTrace(ToolRunner.Instance, exe: "", isWindows: true, searchPath: "/nonexistent");
         Assert.StartsWith("wpr.exe is not on PATH and CORPUS_WPR is not set", none.Unavailable);
         Assert.Equal(("CPU", "VirtualAllocation", "Handle"),
-                     (WindowsWpr.Profile(NativeTraceKind.Cpu), WindowsWpr.Profile(NativeTraceKind.Alloc), WindowsWpr.Profile(NativeTraceKind.Api)));
+                     (WprTrace.Profile(NativeTraceKind.Cpu), WprTrace.Profile(NativeTraceKind.Alloc), WprTrace.Profile(NativeTraceKind.Api)));
     }
 
     /// <summary>A stand-in wpr.exe: appends its arguments to a log, writes the .etl it is asked to stop into; fails when told to.</summary>
@@ -307,10 +361,10 @@ public class NativeTraceTests
         try
         {
             FakeWpr(dir);
-            var wpr = new WindowsWpr(ToolRunner.Instance, isWindows: true, searchPath: dir);
+            var wpr = new WprTrace(ToolRunner.Instance, isWindows: true, searchPath: dir);
             Assert.Null(wpr.Unavailable);
             var etl = Path.Combine(dir, "trace.etl");
-            wpr.Start(WindowsWpr.Profile(NativeTraceKind.Cpu));
+            wpr.Start(WprTrace.Profile(NativeTraceKind.Cpu));
             Assert.Equal(5, wpr.Stop(etl));
             Assert.Equal(["-start CPU -filemode", $"-stop {etl}"], File.ReadAllLines(Path.Combine(dir, "args")));
 

@@ -18,6 +18,9 @@ public sealed record RunResult(
     string Stdout, string Stderr, string StdoutFile, string StderrFile, string Containment,
     IReadOnlyList<MemorySample> Memory)
 {
+    /// <summary>The run's start on Stopwatch's clock in seconds (<see cref="ContainedProcess.StartedMonotonic"/>); 0 when unknown.</summary>
+    public double StartedMonotonic { get; init; }
+
     public string Status => TimedOut ? "timeout" : MemoryCapped ? "memory-cap"
         : Signal is not null ? Signal : $"exit {ExitCode}";
 }
@@ -156,7 +159,7 @@ public sealed class ContainedProcess : IDisposable
         List<MemorySample> samples;
         lock (_memory) samples = [.. _memory];
         return new RunResult(end.ExitCode, end.Signal, _timedOut, _memoryCapped, Math.Round(wall, 4), _peak, stdout, stderr,
-                             _spec.StdoutFile, _spec.StderrFile, _session.Containment, samples);
+                             _spec.StdoutFile, _spec.StderrFile, _session.Containment, samples) { StartedMonotonic = StartedMonotonic };
     }
 
     public void Signal(int signal)

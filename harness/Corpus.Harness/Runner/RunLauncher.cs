@@ -159,7 +159,7 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         }
         var clock = System.Diagnostics.Stopwatch.StartNew();
         TraceModel model;
-        try { model = await backend.ReadAsync(run, output.Run, CancellationToken.None); }
+        try { model = await backend.ReadAsync(run with { Markers = output.Markers }, output.Run, CancellationToken.None); }
         catch (Exception e) when (e is TraceException or IOException or InvalidOperationException or JsonException or FormatException)
         {
             return Failed($"the trace of {label} ({output.Run.Status}) could not be read: {e.Message}", output.Run.WallSeconds);

@@ -13,6 +13,10 @@ public sealed record TraceRun(TraceCapture Spec, string Dir, string Tmp, string 
 {
     /// <summary>A file of this trace in its folder: "trace.nettrace", "trace.mlpd", "perf.data".</summary>
     public string File(string name) => Path.Combine(Dir, name);
+
+    /// <summary>Set for ReadAsync: each REPRO-REACHED line of the traced run and when it first appeared (seconds since the
+    /// run's start), so a backend can place the program's markers among its events (a leak judged at its marker).</summary>
+    public IReadOnlyDictionary<string, double> Markers { get; init; } = new Dictionary<string, double>();
 }
 
 /// <summary>

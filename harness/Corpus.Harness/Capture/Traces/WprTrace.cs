@@ -1,4 +1,7 @@
-namespace Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Capture.Traces;
 
 /// <summary>
 /// Windows Performance Recorder around a run on Windows (ETW, the write-ups' own tool): `wpr -start PROFILE -filemode`
@@ -7,21 +10,46 @@ namespace Corpus.Harness.Capture;
 /// -start fails and says so. Found through CORPUS_WPR, else PATH (System32 has it on Windows 10 and later). Not on
 /// Linux, where it is unavailable with the reason, like procdump.exe and TTD.exe.
 /// </summary>
-public sealed class WindowsWpr
+public sealed class WprTrace : ITraceBackend
 {
     public const string Variable = "CORPUS_WPR";
     private const string Install = "wpr.exe ships with Windows 10 and the Windows Performance Toolkit (ADK); or set CORPUS_WPR to wpr.exe";
 
     private readonly IToolRunner _runner;
 
-    public WindowsWpr(IToolRunner runner, string? exe = null, bool? isWindows = null, string? searchPath = null)
+    public WprTrace(IToolRunner runner, string? exe = null, bool? isWindows = null, string? searchPath = null)
     {
         _runner = runner;
         (Path, Unavailable) = WindowsTools.Locate("wpr.exe", Variable, Install, isWindows, exe, searchPath);
     }
 
+    public string Name => "wpr";
     public string? Path { get; }
     public string? Unavailable { get; }
+
+    /// <summary>The profile of a manifest's trace: its first `events` entry when given (a built-in profile or a .wprp file), else the kind's.</summary>
+    public static string Profile(Model.TraceCapture spec) => spec.Events.Count > 0 ? spec.Events[0] : Profile(PerfTrace.KindOf(spec.Kind));
+
+    /// <summary>Starts the recording just before the run: the launch itself is unchanged (ETW sees every process).</summary>
+    public Launch Wrap(Launch launch, TraceRun run)
+    {
+        Start(Profile(run.Spec));
+        return launch;
+    }
+
+    /// <summary>
+    /// Stops the recording into trace.etl. The ETL is kept for WPA and not read into the model here: no ETW reader runs on
+    /// Linux, where this was written (TraceEvent's ETWTraceEventSource would read it on Windows), so evidence that needs
+    /// its events fails there with this note rather than passing.
+    /// </summary>
+    public Task<TraceModel> ReadAsync(TraceRun run, RunResult result, CancellationToken cancel)
+    {
+        var etl = run.File("trace.etl");
+        try { Stop(etl); }
+        catch (InvalidOperationException e) { throw new TraceException(e.Message); }
+        return Task.FromResult(new TraceModel(run.Spec.Kind, "samples", [], [])
+            { Files = [etl], Note = "wpr: trace.etl kept for WPA (Windows Performance Analyzer); its events are not read into the model" });
+    }
 
     /// <summary>
     /// The built-in profile of a trace kind: CPU sampling; VirtualAllocation (VirtualAlloc/Free, the NGen write-up's

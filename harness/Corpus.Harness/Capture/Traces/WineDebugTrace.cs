@@ -1,7 +1,10 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Subjects;
 
-namespace Corpus.Harness.Capture;
+namespace Corpus.Harness.Capture.Traces;
 
 /// <summary>
 /// Wine's own tracing: WINEDEBUG channels (+win, +msg, +reg, …) for one run of a wine subject. The prefix's env file sets
@@ -10,21 +13,49 @@ namespace Corpus.Harness.Capture;
 /// and +pid are always added, so each line says when (Wine's tick count, in milliseconds: CLOCK_MONOTONIC_RAW, which
 /// ntdll's monotonic_counter prefers; 140 ms apart from CLOCK_MONOTONIC after 6 h on this VM) and which process and thread. The program's own stderr lands in the same file; only debug lines are parsed.
 /// </summary>
-public static partial class WineDebugTrace
+public sealed partial class WineDebugTrace : ITraceBackend
 {
     public const string ChannelsVariable = "CORPUS_WINEDEBUG", LogVariable = "CORPUS_WINEDEBUG_LOG";
 
-    /// <summary>The WINEDEBUG value: +timestamp,+pid, then the channels ("win" or "+win"; "-all" is refused: it traces nothing).</summary>
+    /// <summary>The channels of a manifest that names none: +win, the window manager's calls.</summary>
+    public static readonly IReadOnlyList<string> DefaultChannels = ["+win"];
+
+    private double _origin;
+
+    public string Name => "winedebug";
+    public string? Unavailable => OperatingSystem.IsWindows() ? "WINEDEBUG is Wine's: the Windows harness has no Wine around its programs" : null;
+
+    /// <summary>The traced run with the channels on and Wine's stderr sent to winedebug.log in the trace folder.</summary>
+    public Launch Wrap(Launch launch, TraceRun run)
+    {
+        // Wine stamps lines with CLOCK_MONOTONIC_RAW; the run starts right after this.
+        _origin = (double)Stopwatch.GetTimestamp() / Stopwatch.Frequency - RawOffset();
+        var channels = run.Spec.Channels.Count > 0 ? run.Spec.Channels : DefaultChannels;
+        return launch with { Env = Env(launch.Env, channels, run.File("winedebug.log")) };
+    }
+
+    public Task<TraceModel> ReadAsync(TraceRun run, RunResult result, CancellationToken cancel)
+    {
+        var log = run.File("winedebug.log");
+        if (!File.Exists(log)) throw new TraceException($"Wine wrote no {log} ({result.Status}): did harness/wine/run.sh take {LogVariable}?");
+        var raw = Read(log, result.StartedMonotonic > 0 ? result.StartedMonotonic - RawOffset() : _origin);
+        if (raw.Events.Count == 0) throw new TraceException($"{log} holds no Wine debug line ({result.Status})");
+        return Task.FromResult(NativeTraceModel.FromWine(run.Spec.Kind, raw, run.Markers, [log]));
+    }
+
+    /// <summary>
+    /// The WINEDEBUG value: +timestamp,+pid, then the channel settings as WINEDEBUG takes them ("win" or "+win",
+    /// "-all", "warn+msg"); a bare name is switched on.
+    /// </summary>
     public static string Value(IReadOnlyList<string> channels)
     {
-        if (channels.Count == 0) throw new ArgumentException("a Wine trace needs at least one channel (e.g. win)");
+        if (channels.Count == 0) throw new ArgumentException("a Wine trace needs at least one channel (e.g. +win)");
         var list = new List<string> { "+timestamp", "+pid" };
         foreach (var c in channels)
         {
-            var name = c.StartsWith('+') ? c[1..] : c;
-            if (!Channel().IsMatch(name) || name == "all" && c.StartsWith('-'))
-                throw new ArgumentException($"'{c}' is not a WINEDEBUG channel (letters, digits and _, e.g. win, msg, reg)");
-            list.Add("+" + name);
+            if (!Channel().IsMatch(c))
+                throw new ArgumentException($"'{c}' is not a WINEDEBUG channel setting such as '+win', '-all' or 'warn+msg'");
+            list.Add(c.Contains('+') || c.Contains('-') ? c : "+" + c);
         }
         return string.Join(',', list.Distinct());
     }
@@ -72,7 +103,7 @@ public static partial class WineDebugTrace
     [GeneratedRegex(@"^(?:(?<t>\d+\.\d+):)?(?:(?<pid>[0-9a-f]{4,8}):)?(?<tid>[0-9a-f]{4,8}):(?<class>trace|warn|fixme|err):(?<channel>[A-Za-z0-9_]+):(?<fn>[^ ]+)(?: (?<msg>.*))?$")]
     private static partial Regex Line();
 
-    [GeneratedRegex(@"^[A-Za-z0-9_]+$")]
+    [GeneratedRegex(@"^((trace|warn|err|fixme)?[+-])?[A-Za-z0-9_]+$")]
     private static partial Regex Channel();
 }
 

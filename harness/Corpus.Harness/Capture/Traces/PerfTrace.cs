@@ -1,8 +1,11 @@
+using System.Diagnostics;
 using System.Globalization;
 using System.Text.RegularExpressions;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
 using Corpus.Harness.Subjects;
 
-namespace Corpus.Harness.Capture;
+namespace Corpus.Harness.Capture.Traces;
 
 /// <summary>
 /// Linux perf (Debian's linux-perf) around a native run: software events only, since these VMs have no hardware
@@ -12,7 +15,7 @@ namespace Corpus.Harness.Capture;
 /// the run's end kills leaves a file `perf script` cannot read. Timestamps are CLOCK_MONOTONIC (-k), the clock of
 /// .NET's Stopwatch on Linux, so events line up with the run's markers.
 /// </summary>
-public sealed partial class PerfTrace
+public sealed partial class PerfTrace : ITraceBackend
 {
     public const string Variable = "CORPUS_PERF";
     public const string Install = "install Debian's linux-perf (make setup does), or set CORPUS_PERF to a perf binary";
@@ -30,8 +33,10 @@ public sealed partial class PerfTrace
     /// <summary>cpu-clock samples per second (perf's -F): 999, off the 1 kHz tick, as perf's documentation advises.</summary>
     public const int CpuHz = 999;
 
+    public string Name => "perf";
     public string? Path { get; }
     public string? Unavailable { get; }
+    private double _origin;
 
     /// <param name="configured">CORPUS_PERF's value (null: the environment's).</param>
     /// <param name="paranoid">/proc/sys/kernel/perf_event_paranoid (null: read it).</param>
@@ -62,12 +67,12 @@ public sealed partial class PerfTrace
 
     /// <summary>The events of a kind: cpu-clock samples, page-fault samples, or syscall tracepoints (enter and exit).</summary>
     /// <param name="period">Faults: one sample every this many faults (perf's -c); null: 64.</param>
-    public static IReadOnlyList<string> EventArgs(NativeTraceKind kind, IReadOnlyList<string>? syscalls = null, int? period = null)
+    public static IReadOnlyList<string> EventArgs(NativeTraceKind kind, IReadOnlyList<string>? syscalls = null, int? period = null, int? hz = null)
     {
         switch (kind)
         {
             case NativeTraceKind.Cpu:
-                return ["-e", "cpu-clock", "-F", CpuHz.ToString(CultureInfo.InvariantCulture), .. CallGraph];
+                return ["-e", "cpu-clock", "-F", (hz ?? CpuHz).ToString(CultureInfo.InvariantCulture), .. CallGraph];
             case NativeTraceKind.Faults:
                 return ["-e", "page-faults", "-c", (period ?? 64).ToString(CultureInfo.InvariantCulture), .. CallGraph];
             case NativeTraceKind.Alloc:
@@ -81,6 +86,46 @@ public sealed partial class PerfTrace
             default:
                 throw new ArgumentOutOfRangeException(nameof(kind));
         }
+    }
+
+    /// <summary>
+    /// The events of a manifest's capture.trace: its own perf `events` when it lists them (cpu-clock, page-faults,
+    /// syscalls:sys_enter_munmap, …), else the kind's; `syscalls` for api and alloc; `frequencyHz` for cpu.
+    /// </summary>
+    public static IReadOnlyList<string> EventArgs(TraceCapture spec) =>
+        spec.Events.Count > 0
+            ? ["-e", string.Join(',', spec.Events), .. spec.FrequencyHz is { } hz ? new[] { "-F", hz.ToString(CultureInfo.InvariantCulture) } : [], .. CallGraph]
+            : EventArgs(KindOf(spec.Kind), spec.Syscalls, hz: spec.FrequencyHz);
+
+    public static NativeTraceKind KindOf(string kind) => kind switch
+    {
+        TraceCapture.Cpu => NativeTraceKind.Cpu,
+        TraceCapture.Alloc => NativeTraceKind.Alloc,
+        TraceCapture.Faults => NativeTraceKind.Faults,
+        TraceCapture.Api => NativeTraceKind.Api,
+        _ => throw new ArgumentException($"'{kind}' is not a trace kind"),
+    };
+
+    /// <summary>The traced run: perf record around the program, into the trace folder's perf.data.</summary>
+    public Launch Wrap(Launch launch, TraceRun run)
+    {
+        // The run starts right after this; ReadAsync takes the run's own start when the result has it, since the first
+        // run of a harness can spend tens of milliseconds getting from here to its clock (JIT), which moved a munmap
+        // past its marker.
+        _origin = (double)Stopwatch.GetTimestamp() / Stopwatch.Frequency;
+        return Wrap(launch, run.File("perf.data"), EventArgs(run.Spec));
+    }
+
+    /// <summary>perf script over the run's perf.data (kept as perf.script.txt), then the common model: syscalls as events
+    /// with their return value, samples root first, the run's markers as events, and the mapping-leak reading.</summary>
+    public Task<TraceModel> ReadAsync(TraceRun run, RunResult result, CancellationToken cancel)
+    {
+        var data = run.File("perf.data");
+        if (!File.Exists(data)) throw new TraceException($"perf wrote no {data} ({result.Status})");
+        NativeTraceData raw;
+        try { raw = Read(run.Tools, data, run.File("perf.script.txt"), result.StartedMonotonic > 0 ? result.StartedMonotonic : _origin); }
+        catch (InvalidOperationException e) { throw new TraceException(e.Message); }
+        return Task.FromResult(NativeTraceModel.FromPerf(run.Spec.Kind, raw, run.Markers, [data, run.File("perf.script.txt")]));
     }
 
     /// <summary>`perf record -q -k CLOCK_MONOTONIC -o FILE EVENTS -- program args`.</summary>

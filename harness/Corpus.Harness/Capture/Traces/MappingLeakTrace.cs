@@ -1,4 +1,4 @@
-namespace Corpus.Harness.Capture;
+namespace Corpus.Harness.Capture.Traces;
 
 /// <summary>One shared, descriptor-backed view that the program unmapped: its object was still open at the cut, or closed.</summary>
 public sealed record UnmappedView(int Pid, int Fd, long Bytes, double MappedAt, double UnmappedAt, double? ClosedAt,
