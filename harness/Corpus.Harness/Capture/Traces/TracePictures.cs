@@ -103,12 +103,13 @@ public static class TracePictures
             var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
             var name = WebUtility.HtmlEncode(n.Name);
             svg.Append(CultureInfo.InvariantCulture,
-                $"<g class=\"frame\"><title>{name} ({share:P1}, {n.Weight:0.##} {model.Unit})</title>"
+                $"<g class=\"frame\"><title>{name} ({share * 100:0.0}%, {n.Weight:0.##} {model.Unit})</title>"
                 + $"<rect x=\"{x:0.##}\" y=\"{y}\" width=\"{w:0.##}\" height=\"{RowHeight - 1}\" fill=\"{Colour(n.Name, level == 0)}\" rx=\"2\"/>");
             var chars = (int)((w - 6) / 6.6);
             if (chars >= 3)
             {
-                var text = n.Name.Length <= chars ? n.Name : n.Name[..Math.Max(1, chars - 2)] + "..";
+                var label = Short(n.Name);
+                var text = label.Length <= chars ? label : label[..Math.Max(1, chars - 2)] + "..";
                 svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{x + 3:0.##}\" y=\"{y + RowHeight - 5}\">{WebUtility.HtmlEncode(text)}</text>");
             }
             svg.Append("</g>");
@@ -129,19 +130,39 @@ public static class TracePictures
                 inclusive[f] = inclusive.GetValueOrDefault(f) + s.Weight;
         var top = inclusive.OrderByDescending(kv => kv.Value).Take(15);
         var rows = string.Concat(top.Select(kv => string.Create(CultureInfo.InvariantCulture,
-            $"<tr><td>{kv.Value / Math.Max(root.Weight, 1e-9):P1}</td><td>{WebUtility.HtmlEncode(kv.Key)}</td></tr>")));
+            $"<tr><td>{kv.Value / Math.Max(root.Weight, 1e-9) * 100:0.0}%</td><td>{WebUtility.HtmlEncode(kv.Key)}</td></tr>")));
         var t = WebUtility.HtmlEncode(title);
         return $$"""
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>{{t}}: flame graph</title>
             <style>body{font-family:sans-serif;margin:12px;background:#fff}svg .frame:hover rect{stroke:#000;stroke-width:1}
-            svg text{pointer-events:none;fill:#000}table{border-collapse:collapse;font-size:12px}td{padding:1px 8px;font-family:monospace}</style></head>
+            svg text{pointer-events:none;fill:#000}table{border-collapse:collapse;font-size:12px}td{padding:1px 8px;font-family:monospace;white-space:nowrap}</style></head>
             <body><h1 style="font-size:16px">{{t}}</h1>
             <p id="summary">{{model.Samples.Count}} samples ({{root.Weight.ToString("0.##", CultureInfo.InvariantCulture)}} {{model.Unit}}), {{model.Events.Count}} events, {{drawn}} frames drawn; root at the bottom, width is the share of samples. The same samples as <a href="{{WebUtility.HtmlEncode(speedscopeName)}}">speedscope JSON</a>.</p>
             {{svg}}
             <h2 style="font-size:14px">Frames by inclusive share</h2><table id="top">{{rows}}</table>
             </body></html>
             """;
+    }
+
+    /// <summary>
+    /// What a box shows of a frame (its title keeps the whole name): no argument list, no module, no namespace, so
+    /// "System.Runtime.Serialization.ObjectManager:RegisterObject (object,long)" (Mono) and
+    /// "System.Runtime.Serialization.Formatters!System.Runtime.Serialization.ObjectManager.RegisterObject(class …)"
+    /// (CoreCLR) both read "ObjectManager.RegisterObject".
+    /// </summary>
+    public static string Short(string name)
+    {
+        if (name.StartsWith('(') || name.StartsWith('[')) return name;
+        var s = name;
+        var args = s.IndexOf('(');
+        if (args > 0) s = s[..args].TrimEnd();
+        if (s.IndexOf('!') is var bang and > 0) s = s[(bang + 1)..];
+        s = s.Replace(':', '.');
+        var parts = s.Split('.', StringSplitOptions.RemoveEmptyEntries);
+        // ".ctor"/".cctor" split into an empty part and the name: keep the type before them.
+        return parts.Length <= 2 ? s : (s.EndsWith(".ctor") || s.EndsWith(".cctor")) && parts.Length >= 3
+            ? $"{parts[^2]}..{parts[^1]}" : $"{parts[^2]}.{parts[^1]}";
     }
 
     /// <summary>A warm colour fixed by the frame's name, so the same frame looks the same in every graph.</summary>
