@@ -13,11 +13,11 @@ namespace Corpus.Harness.Capture.Traces;
 /// </summary>
 public static class TracePictures
 {
-    public const string SpeedscopeSuffix = ".speedscope.json", HtmlSuffix = ".flamegraph.html";
+    public const string SpeedscopeSuffix = ".speedscope.json", HtmlSuffix = ".flamegraph.html", SvgSuffix = ".flamegraph.svg";
 
     /// <summary>Whether a file of a cell's folder is a trace picture, kept with the records when the cell is pruned.</summary>
     public static bool Kept(string fileName) => fileName.StartsWith("trace", StringComparison.Ordinal)
-                                               && (fileName.EndsWith(SpeedscopeSuffix) || fileName.EndsWith(HtmlSuffix));
+                                               && (fileName.EndsWith(SpeedscopeSuffix) || fileName.EndsWith(HtmlSuffix) || fileName.EndsWith(SvgSuffix));
 
     public static (string Speedscope, string Html) Write(TraceModel model, string dir, string label, string title)
     {
@@ -25,6 +25,8 @@ public static class TracePictures
         var html = Path.Combine(dir, label + HtmlSuffix);
         File.WriteAllText(speedscope, Speedscope(model, title));
         File.WriteAllText(html, Html(model, title, Path.GetFileName(speedscope)));
+        // The same graph as a picture of its own, for report.md to show beside a sweep's plot.
+        File.WriteAllText(Path.Combine(dir, label + SvgSuffix), Svg(Node.Of(model.Samples), model.Unit, out _));
         return (speedscope, html);
     }
 
@@ -89,40 +91,7 @@ public static class TracePictures
     public static string Html(TraceModel model, string title, string speedscopeName)
     {
         var root = Node.Of(model.Samples);
-        var depth = Math.Min(root.Depth, 120);
-        var height = (depth + 1) * RowHeight + 4;
-        var svg = new StringBuilder();
-        svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"flamegraph\" width=\"{Width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">");
-        var drawn = 0;
-        void Draw(Node n, double x, int level)
-        {
-            if (level > depth) return;
-            var w = root.Weight <= 0 ? 0 : n.Weight / root.Weight * Width;
-            if (w < 0.3) return;
-            var y = height - (level + 1) * RowHeight;
-            var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
-            var name = WebUtility.HtmlEncode(n.Name);
-            svg.Append(CultureInfo.InvariantCulture,
-                $"<g class=\"frame\"><title>{name} ({share * 100:0.0}%, {n.Weight:0.##} {model.Unit})</title>"
-                + $"<rect x=\"{x:0.##}\" y=\"{y}\" width=\"{w:0.##}\" height=\"{RowHeight - 1}\" fill=\"{Colour(n.Name, level == 0)}\" rx=\"2\"/>");
-            var chars = (int)((w - 6) / 6.6);
-            if (chars >= 3)
-            {
-                var label = Short(n.Name);
-                var text = label.Length <= chars ? label : label[..Math.Max(1, chars - 2)] + "..";
-                svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{x + 3:0.##}\" y=\"{y + RowHeight - 5}\">{WebUtility.HtmlEncode(text)}</text>");
-            }
-            svg.Append("</g>");
-            drawn++;
-            var cx = x;
-            foreach (var c in n.Children.Values.OrderBy(c => c.Name, StringComparer.Ordinal))
-            {
-                Draw(c, cx, level + 1);
-                cx += root.Weight <= 0 ? 0 : c.Weight / root.Weight * Width;
-            }
-        }
-        Draw(root, 0, 0);
-        svg.Append("</svg>");
+        var svg = Svg(root, model.Unit, out var drawn);
         // The frames that hold the most time, inclusive: the table a reader checks the picture against.
         var inclusive = new Dictionary<string, double>(StringComparer.Ordinal);
         foreach (var s in model.Samples)
@@ -163,6 +132,47 @@ public static class TracePictures
         // ".ctor"/".cctor" split into an empty part and the name: keep the type before them.
         return parts.Length <= 2 ? s : (s.EndsWith(".ctor") || s.EndsWith(".cctor")) && parts.Length >= 3
             ? $"{parts[^2]}..{parts[^1]}" : $"{parts[^2]}.{parts[^1]}";
+    }
+
+    /// <summary>The flame graph as a standalone SVG: root at the bottom, width the share of weight, names in titles and boxes.</summary>
+    public static string Svg(Node root, string unit, out int drawn)
+    {
+        var depth = Math.Min(root.Depth, 120);
+        var height = (depth + 1) * RowHeight + 4;
+        var svg = new StringBuilder();
+        svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"flamegraph\" width=\"{Width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">");
+        var count = 0;
+        void Draw(Node n, double x, int level)
+        {
+            if (level > depth) return;
+            var w = root.Weight <= 0 ? 0 : n.Weight / root.Weight * Width;
+            if (w < 0.3) return;
+            var y = height - (level + 1) * RowHeight;
+            var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
+            var name = WebUtility.HtmlEncode(n.Name);
+            svg.Append(CultureInfo.InvariantCulture,
+                $"<g class=\"frame\"><title>{name} ({share * 100:0.0}%, {n.Weight:0.##} {unit})</title>"
+                + $"<rect x=\"{x:0.##}\" y=\"{y}\" width=\"{w:0.##}\" height=\"{RowHeight - 1}\" fill=\"{Colour(n.Name, level == 0)}\" rx=\"2\"/>");
+            var chars = (int)((w - 6) / 6.6);
+            if (chars >= 3)
+            {
+                var label = Short(n.Name);
+                var text = label.Length <= chars ? label : label[..Math.Max(1, chars - 2)] + "..";
+                svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{x + 3:0.##}\" y=\"{y + RowHeight - 5}\">{WebUtility.HtmlEncode(text)}</text>");
+            }
+            svg.Append("</g>");
+            count++;
+            var cx = x;
+            foreach (var c in n.Children.Values.OrderBy(c => c.Name, StringComparer.Ordinal))
+            {
+                Draw(c, cx, level + 1);
+                cx += root.Weight <= 0 ? 0 : c.Weight / root.Weight * Width;
+            }
+        }
+        Draw(root, 0, 0);
+        svg.Append("</svg>");
+        drawn = count;
+        return svg.ToString();
     }
 
     /// <summary>A warm colour fixed by the frame's name, so the same frame looks the same in every graph.</summary>
