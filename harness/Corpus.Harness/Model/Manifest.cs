@@ -259,7 +259,7 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
         f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec");
         var sizes = f.Has("size") ? f.NumberOr("size", null, min: 1, max: 1e12) : null;
         if (sizes is { } sz && sz != Math.Floor(sz)) throw f.Error($"must be a whole number, found {sz}", "size");
-        var spec = new TraceCapture(f.Enum("kind", Kinds), f.NameList("subjects", required: false, nonEmpty: false),
+        var spec = new TraceCapture(f.Enum("kind", Kinds), f.Strings("subjects", required: false, nonEmpty: false),
                                     sizes is null ? null : (long)sizes.Value, f.IntOr("frequencyHz", null, min: 1, max: 20000),
                                     f.Strings("channels", required: false, nonEmpty: false),
                                     f.Strings("events", required: false, nonEmpty: false),

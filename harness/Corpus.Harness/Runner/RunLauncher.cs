@@ -129,6 +129,11 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
     /// records; its cost against the fastest untraced run of the cell at the same n. A trace that could not be taken
     /// is a capture error and a record with the reason.
     /// </summary>
+    private static int s_traceTmps;
+
+    /// <summary>Room left for a socket's file name in the traced run's tmp ("dotnet-diagnostic-PID-TICKS-socket").</summary>
+    public const int SocketNameRoom = 56;
+
     public async Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n)
     {
         var label = n is null ? "trace" : $"trace-n{n}";
@@ -143,6 +148,11 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         if (backend.Unavailable is { } unavailable) return Failed(unavailable);
         var work = Path.Combine(dir, "trace");
         var tmp = Path.Combine(work, "tmp");
+        // A Unix socket's path has at most 107 bytes: the runtime's and dotnet-trace's sockets (about 50 bytes of name)
+        // in a deep cell folder would not fit, so such a cell's private tmp is a short one under the harness's TMPDIR.
+        if (tmp.Length + SocketNameRoom > 107)
+            tmp = Path.Combine(Path.GetTempPath(), $"corpus-trace-{Environment.ProcessId}-{Interlocked.Increment(ref s_traceTmps)}");
+        Directory.CreateDirectory(work);
         Directory.CreateDirectory(tmp);
         var run = new TraceRun(trace, work, tmp, label, tools, options.Root);
         Progress($"{cell.Key} {label}: {backend.Name} ({trace.Kind}) …");

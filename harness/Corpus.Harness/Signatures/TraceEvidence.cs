@@ -11,13 +11,15 @@ namespace Corpus.Harness.Signatures;
 /// of those with a frame matching Frame at or above it (towards the leaf). Min: at least this share on a reproduced
 /// cell. CleanMax: below this share on a clean cell (the subject that fixed the bug).
 /// </summary>
-public sealed record TraceShareSpec(string Frame, string? Under, double? Min, double? CleanMax)
+/// <param name="Label">What the share is called in key figures ("ObjectManager of deserialize"); default the regexes.</param>
+public sealed record TraceShareSpec(string Frame, string? Under, double? Min, double? CleanMax, string? Label = null)
 {
     public static TraceShareSpec Read(Fields f)
     {
-        f.AllowOnly("frame", "under", "min", "cleanMax");
+        f.AllowOnly("frame", "under", "min", "cleanMax", "label");
         var spec = new TraceShareSpec(f.RegexOr("frame", required: true)!, f.RegexOr("under"),
-                                      f.NumberOr("min", null, min: 0, max: 1, above: true), f.NumberOr("cleanMax", null, min: 0, max: 1, above: true));
+                                      f.NumberOr("min", null, min: 0, max: 1, above: true), f.NumberOr("cleanMax", null, min: 0, max: 1, above: true),
+                                      f.StringOr("label", null));
         if (spec.Min is null && spec.CleanMax is null) throw f.Error("give 'min' (reproduced cells), 'cleanMax' (clean cells) or both");
         return spec;
     }
@@ -68,7 +70,7 @@ public sealed record TraceSpec(IReadOnlyList<TraceShareSpec> Samples, IReadOnlyL
 /// <param name="Share">Weight with the frame over weight under the root (null: no sample under it).</param>
 /// <param name="Judged">"min" on a reproduced cell, "cleanMax" on a clean one, null when this cell's outcome has no bound.</param>
 public sealed record TraceShareFacts(string Frame, string? Under, double? Share, double Matched, double Total, int SamplesUnder,
-                                     double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example);
+                                     double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example, string Label = "");
 
 /// <param name="Found">The matched events of the first chain, as "t=1.234s text".</param>
 public sealed record TraceSequenceFacts(IReadOnlyList<string> Events, int Min, int Chains, IReadOnlyList<string> Found, bool Holds);
@@ -123,11 +125,11 @@ public sealed class TraceEvidence : IEvidenceCheck
         var figures = new List<string>();
         foreach (var s in shares)
         {
-            var pct = s.Share is { } v ? v.ToString("P0", CultureInfo.InvariantCulture) : "no samples";
+            var pct = s.Share is { } v ? string.Create(CultureInfo.InvariantCulture, $"{v * 100:0}%") : "no samples";
             var what = s.Under is null ? $"{pct} of samples in /{s.Frame}/" : $"{pct} of {s.SamplesUnder} /{s.Under}/ samples in /{s.Frame}/";
-            figures.Add(s.Under is null ? $"trace {pct} /{s.Frame}/" : $"trace {pct} of /{s.Under}/ in /{s.Frame}/");
-            if (s.Judged is "min") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "≥" : "<")} {s.Min:P0})"));
-            else if (s.Judged is "cleanMax") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "<" : "≥")} {s.CleanMax:P0} allowed on a clean cell)"));
+            figures.Add($"trace {pct} {s.Label}");
+            if (s.Judged is "min") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "≥" : "<")} {s.Min * 100:0}%)"));
+            else if (s.Judged is "cleanMax") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "<" : "≥")} {s.CleanMax * 100:0}% allowed on a clean cell)"));
             if (s.Share is { } sh) metrics?.TryAdd("trace_share", sh);
         }
         foreach (var s in sequences)
@@ -169,7 +171,8 @@ public sealed class TraceEvidence : IEvidenceCheck
             "cleanMax" => share is null || share < s.CleanMax,
             _ => null,
         };
-        return new TraceShareFacts(s.Frame, s.Under, share, Math.Round(matched, 3), Math.Round(total, 3), count, s.Min, s.CleanMax, judged, holds, example);
+        return new TraceShareFacts(s.Frame, s.Under, share, Math.Round(matched, 3), Math.Round(total, 3), count, s.Min, s.CleanMax, judged, holds, example,
+                                   s.Label ?? s.Describe);
     }
 
     private static int IndexOf(IReadOnlyList<string> frames, Regex re, int from)

@@ -13,11 +13,11 @@ namespace Corpus.Harness.Capture.Traces;
 /// </summary>
 public static class TracePictures
 {
-    public const string SpeedscopeSuffix = ".speedscope.json", HtmlSuffix = ".flamegraph.html";
+    public const string SpeedscopeSuffix = ".speedscope.json", HtmlSuffix = ".flamegraph.html", SvgSuffix = ".flamegraph.svg";
 
     /// <summary>Whether a file of a cell's folder is a trace picture, kept with the records when the cell is pruned.</summary>
     public static bool Kept(string fileName) => fileName.StartsWith("trace", StringComparison.Ordinal)
-                                               && (fileName.EndsWith(SpeedscopeSuffix) || fileName.EndsWith(HtmlSuffix));
+                                               && (fileName.EndsWith(SpeedscopeSuffix) || fileName.EndsWith(HtmlSuffix) || fileName.EndsWith(SvgSuffix));
 
     public static (string Speedscope, string Html) Write(TraceModel model, string dir, string label, string title)
     {
@@ -25,6 +25,8 @@ public static class TracePictures
         var html = Path.Combine(dir, label + HtmlSuffix);
         File.WriteAllText(speedscope, Speedscope(model, title));
         File.WriteAllText(html, Html(model, title, Path.GetFileName(speedscope)));
+        // The same graph as a picture of its own, for report.md to show beside a sweep's plot.
+        File.WriteAllText(Path.Combine(dir, label + SvgSuffix), Svg(Node.Of(model.Samples), model.Unit, out _));
         return (speedscope, html);
     }
 
@@ -89,11 +91,57 @@ public static class TracePictures
     public static string Html(TraceModel model, string title, string speedscopeName)
     {
         var root = Node.Of(model.Samples);
+        var svg = Svg(root, model.Unit, out var drawn);
+        // The frames that hold the most time, inclusive: the table a reader checks the picture against.
+        var inclusive = new Dictionary<string, double>(StringComparer.Ordinal);
+        foreach (var s in model.Samples)
+            foreach (var f in s.Frames.Distinct())
+                inclusive[f] = inclusive.GetValueOrDefault(f) + s.Weight;
+        var top = inclusive.OrderByDescending(kv => kv.Value).Take(15);
+        var rows = string.Concat(top.Select(kv => string.Create(CultureInfo.InvariantCulture,
+            $"<tr><td>{kv.Value / Math.Max(root.Weight, 1e-9) * 100:0.0}%</td><td>{WebUtility.HtmlEncode(kv.Key)}</td></tr>")));
+        var t = WebUtility.HtmlEncode(title);
+        return $$"""
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>{{t}}: flame graph</title>
+            <style>body{font-family:sans-serif;margin:12px;background:#fff}svg .frame:hover rect{stroke:#000;stroke-width:1}
+            svg text{pointer-events:none;fill:#000}table{border-collapse:collapse;font-size:12px}td{padding:1px 8px;font-family:monospace;white-space:nowrap}</style></head>
+            <body><h1 style="font-size:16px">{{t}}</h1>
+            <p id="summary">{{model.Samples.Count}} samples ({{root.Weight.ToString("0.##", CultureInfo.InvariantCulture)}} {{model.Unit}}), {{model.Events.Count}} events, {{drawn}} frames drawn; root at the bottom, width is the share of samples. The same samples as <a href="{{WebUtility.HtmlEncode(speedscopeName)}}">speedscope JSON</a>.</p>
+            {{svg}}
+            <h2 style="font-size:14px">Frames by inclusive share</h2><table id="top">{{rows}}</table>
+            </body></html>
+            """;
+    }
+
+    /// <summary>
+    /// What a box shows of a frame (its title keeps the whole name): no argument list, no module, no namespace, so
+    /// "System.Runtime.Serialization.ObjectManager:RegisterObject (object,long)" (Mono) and
+    /// "System.Runtime.Serialization.Formatters!System.Runtime.Serialization.ObjectManager.RegisterObject(class …)"
+    /// (CoreCLR) both read "ObjectManager.RegisterObject".
+    /// </summary>
+    public static string Short(string name)
+    {
+        if (name.StartsWith('(') || name.StartsWith('[')) return name;
+        var s = name;
+        var args = s.IndexOf('(');
+        if (args > 0) s = s[..args].TrimEnd();
+        if (s.IndexOf('!') is var bang and > 0) s = s[(bang + 1)..];
+        s = s.Replace(':', '.');
+        var parts = s.Split('.', StringSplitOptions.RemoveEmptyEntries);
+        // ".ctor"/".cctor" split into an empty part and the name: keep the type before them.
+        return parts.Length <= 2 ? s : (s.EndsWith(".ctor") || s.EndsWith(".cctor")) && parts.Length >= 3
+            ? $"{parts[^2]}..{parts[^1]}" : $"{parts[^2]}.{parts[^1]}";
+    }
+
+    /// <summary>The flame graph as a standalone SVG: root at the bottom, width the share of weight, names in titles and boxes.</summary>
+    public static string Svg(Node root, string unit, out int drawn)
+    {
         var depth = Math.Min(root.Depth, 120);
         var height = (depth + 1) * RowHeight + 4;
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"flamegraph\" width=\"{Width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">");
-        var drawn = 0;
+        var count = 0;
         void Draw(Node n, double x, int level)
         {
             if (level > depth) return;
@@ -103,16 +151,17 @@ public static class TracePictures
             var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
             var name = WebUtility.HtmlEncode(n.Name);
             svg.Append(CultureInfo.InvariantCulture,
-                $"<g class=\"frame\"><title>{name} ({share:P1}, {n.Weight:0.##} {model.Unit})</title>"
+                $"<g class=\"frame\"><title>{name} ({share * 100:0.0}%, {n.Weight:0.##} {unit})</title>"
                 + $"<rect x=\"{x:0.##}\" y=\"{y}\" width=\"{w:0.##}\" height=\"{RowHeight - 1}\" fill=\"{Colour(n.Name, level == 0)}\" rx=\"2\"/>");
             var chars = (int)((w - 6) / 6.6);
             if (chars >= 3)
             {
-                var text = n.Name.Length <= chars ? n.Name : n.Name[..Math.Max(1, chars - 2)] + "..";
+                var label = Short(n.Name);
+                var text = label.Length <= chars ? label : label[..Math.Max(1, chars - 2)] + "..";
                 svg.Append(CultureInfo.InvariantCulture, $"<text x=\"{x + 3:0.##}\" y=\"{y + RowHeight - 5}\">{WebUtility.HtmlEncode(text)}</text>");
             }
             svg.Append("</g>");
-            drawn++;
+            count++;
             var cx = x;
             foreach (var c in n.Children.Values.OrderBy(c => c.Name, StringComparer.Ordinal))
             {
@@ -122,26 +171,8 @@ public static class TracePictures
         }
         Draw(root, 0, 0);
         svg.Append("</svg>");
-        // The frames that hold the most time, inclusive: the table a reader checks the picture against.
-        var inclusive = new Dictionary<string, double>(StringComparer.Ordinal);
-        foreach (var s in model.Samples)
-            foreach (var f in s.Frames.Distinct())
-                inclusive[f] = inclusive.GetValueOrDefault(f) + s.Weight;
-        var top = inclusive.OrderByDescending(kv => kv.Value).Take(15);
-        var rows = string.Concat(top.Select(kv => string.Create(CultureInfo.InvariantCulture,
-            $"<tr><td>{kv.Value / Math.Max(root.Weight, 1e-9):P1}</td><td>{WebUtility.HtmlEncode(kv.Key)}</td></tr>")));
-        var t = WebUtility.HtmlEncode(title);
-        return $$"""
-            <!DOCTYPE html>
-            <html lang="en"><head><meta charset="utf-8"><title>{{t}}: flame graph</title>
-            <style>body{font-family:sans-serif;margin:12px;background:#fff}svg .frame:hover rect{stroke:#000;stroke-width:1}
-            svg text{pointer-events:none;fill:#000}table{border-collapse:collapse;font-size:12px}td{padding:1px 8px;font-family:monospace}</style></head>
-            <body><h1 style="font-size:16px">{{t}}</h1>
-            <p id="summary">{{model.Samples.Count}} samples ({{root.Weight.ToString("0.##", CultureInfo.InvariantCulture)}} {{model.Unit}}), {{model.Events.Count}} events, {{drawn}} frames drawn; root at the bottom, width is the share of samples. The same samples as <a href="{{WebUtility.HtmlEncode(speedscopeName)}}">speedscope JSON</a>.</p>
-            {{svg}}
-            <h2 style="font-size:14px">Frames by inclusive share</h2><table id="top">{{rows}}</table>
-            </body></html>
-            """;
+        drawn = count;
+        return svg.ToString();
     }
 
     /// <summary>A warm colour fixed by the frame's name, so the same frame looks the same in every graph.</summary>
