@@ -180,6 +180,29 @@ public class NativeTraceTests
         finally { Directory.Delete(dir, true); }
     }
 
+    /// <summary>A run that hits its wall-clock cap takes perf with it (perf leads the run): no perf outlives it, and the
+    /// half-written file is a TraceException with perf's reason, never an empty trace that passes.</summary>
+    [Fact]
+    public async Task PerfDiesWithARunAtItsCapAndItsTraceIsAnError()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-perf-").FullName;
+        try
+        {
+            var spec = new TraceCapture(TraceCapture.Cpu, [], null, null, [], [], [], null);
+            var backend = new PerfTrace();
+            var run = new TraceRun(spec, dir, Path.Combine(dir, "tmp"), "trace", ToolRunner.Instance, dir);
+            var launch = backend.Wrap(new Launch("/bin/sleep", ["30"], new Dictionary<string, string>()), run);
+            using var p = new ContainedProcess(new ProcessSpec(launch.File, launch.Args, dir, run.File("o"), run.File("e"), TimeSpan.FromSeconds(2), 256L << 20));
+            var perfPid = p.Pid;
+            var result = await p.WaitAsync();
+            Assert.Equal("timeout", result.Status);
+            Assert.False(Directory.Exists($"/proc/{perfPid}") && !File.ReadAllText($"/proc/{perfPid}/stat").Contains(") Z "), "perf outlived its run");
+            var e = await Assert.ThrowsAsync<TraceException>(() => backend.ReadAsync(run, result, CancellationToken.None));
+            Assert.Contains("perf", e.Message);
+        }
+        finally { Directory.Delete(dir, true); }
+    }
+
     /// <summary>Records as `perf script -F pid,tid,time,period,event,trace,ip,sym,dso` printed them for the repro's program.</summary>
     private const string Script = """
         10266/10266 22782.366414:          1       syscalls:sys_enter_munmap: addr: 0x7f1217209000, len: 0x0000a507
