@@ -53,6 +53,28 @@ public sealed class TraceContractTests : IDisposable
         Assert.Contains("wine cannot be traced", e.Problem);
     }
 
+    [Theory]
+    [InlineData("\"size\": \"biggest\"", "cases[0].capture.trace.size")]
+    [InlineData("\"size\": 2.5", "cases[0].capture.trace.size")]
+    [InlineData("\"subjects\": [\"mono\"]", "cases[0].capture.trace.size")]   // a sweep must say which size
+    public void ASweepNamesItsTracedSize(string extra, string field)
+    {
+        var sweep = "\"complexity\": { \"metric\": \"t\", \"sizes\": [1, 2, 4], \"reproducedMin\": 1.7, \"cleanMax\": 1.3 }";
+        var e = Error(Write($"\"trace\": {{ \"kind\": \"cpu\", {extra} }}", subjects: "\"mono\"", family: sweep, args: "\"{n}\""));
+        Assert.Equal(field, e.Field);
+    }
+
+    [Fact]
+    public void LargestFinishedIsASizeOnlyInASweep()
+    {
+        var sweep = "\"complexity\": { \"metric\": \"t\", \"sizes\": [1, 2, 4], \"reproducedMin\": 1.7, \"cleanMax\": 1.3 }";
+        var m = Manifest.Load(Write("\"trace\": { \"kind\": \"cpu\", \"size\": \"largest-finished\" }", subjects: "\"mono\", \"net10\"", family: sweep, args: "\"{n}\""));
+        Assert.True(m.Cases[0].Trace!.SizeIsLargestFinished);
+        Assert.Null(m.Cases[0].Trace!.Size);
+        var e = Error(Write("\"trace\": { \"kind\": \"cpu\", \"size\": \"largest-finished\" }", subjects: "\"mono\""));
+        Assert.Equal("cases[0].capture.trace.size", e.Field);
+    }
+
     [Fact]
     public void ATraceSubjectMustBeTheCases()
     {

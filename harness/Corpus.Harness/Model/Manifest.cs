@@ -254,17 +254,27 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
 
     public bool Traces(string subject) => Subjects.Count == 0 || Subjects.Contains(subject);
 
+    public const string LargestFinished = "largest-finished";
+
+    /// <summary>"size": "largest-finished": the traced run takes the largest {n} of the cell's sweep that exited 0.</summary>
+    public bool SizeIsLargestFinished { get; init; }
+
     public static TraceCapture Read(Fields f)
     {
         f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec");
-        var sizes = f.Has("size") ? f.NumberOr("size", null, min: 1, max: 1e12) : null;
+        // "largest-finished": the largest size of the sweep whose run finished (exit 0), decided by the cell's own runs:
+        // a compiler that hangs at 16 levels is traced at 14, one that hangs at 20 at 18.
+        var largest = f.IsString("size");
+        if (largest && f.StringOr("size", null) != LargestFinished)
+            throw f.Error($"must be a size (a whole number) or '{LargestFinished}', found '{f.StringOr("size", null)}'", "size");
+        var sizes = f.Has("size") && !largest ? f.NumberOr("size", null, min: 1, max: 1e12) : null;
         if (sizes is { } sz && sz != Math.Floor(sz)) throw f.Error($"must be a whole number, found {sz}", "size");
         var spec = new TraceCapture(f.Enum("kind", Kinds), f.Strings("subjects", required: false, nonEmpty: false),
                                     sizes is null ? null : (long)sizes.Value, f.IntOr("frequencyHz", null, min: 1, max: 20000),
                                     f.Strings("channels", required: false, nonEmpty: false),
                                     f.Strings("events", required: false, nonEmpty: false),
                                     f.Strings("syscalls", required: false, nonEmpty: false),
-                                    f.IntOr("timeoutSec", null, min: 1, max: 86400));
+                                    f.IntOr("timeoutSec", null, min: 1, max: 86400)) { SizeIsLargestFinished = largest };
         // They end up on a command line (WINEDEBUG=…, perf -e …): plain names only.
         for (var i = 0; i < spec.Channels.Count; i++)
             if (!Channel().IsMatch(spec.Channels[i]))
@@ -399,9 +409,9 @@ public sealed partial record Manifest(
         foreach (var s in spec.Subjects.Where(trace.Traces))
             if (SubjectKinds.Owner(s)?.TraceUnsupported(s, trace) is { } why)
                 throw c.Error($"{s} cannot be traced this way: {why} (list the subjects to trace in 'capture.trace.subjects')", "capture.trace.kind");
-        if (family.SweepsSizes && trace.Size is null)
+        if (family.SweepsSizes && trace.Size is null && !trace.SizeIsLargestFinished)
             throw c.Error($"a '{family.Key}' case sweeps sizes: name the size of the traced run", "capture.trace.size");
-        if (!family.SweepsSizes && trace.Size is not null)
+        if (!family.SweepsSizes && (trace.Size is not null || trace.SizeIsLargestFinished))
             throw c.Error($"'{{n}}' is replaced only in a sweep over sizes; this case's '{family.Key}' signature runs none", "capture.trace.size");
     }
 

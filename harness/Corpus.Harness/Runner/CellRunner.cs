@@ -165,7 +165,15 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         if (verdict.Outcome is not (Outcome.Reproduced or Outcome.Clean)) return;
         // The trace capture: one more run, after the verdict, so no measured run is slowed by the tool.
-        if (cs.Trace is { } trace && trace.Traces(subject.Name)) await runs.TraceAsync(trace, trace.Size);
+        if (cs.Trace is { } trace && trace.Traces(subject.Name))
+        {
+            var n = trace.Size;
+            if (trace.SizeIsLargestFinished)
+                n = cell.Runs.Where(r => !r.CaptureOnly && r.N is not null && r.Status == "exit 0").Select(r => r.N).Max();
+            if (trace.SizeIsLargestFinished && n is null)
+                lock (cell.CaptureErrors) cell.CaptureErrors.Add("trace: no size of the sweep finished, so none could be traced ('capture.trace.size': 'largest-finished')");
+            else await runs.TraceAsync(trace, n);
+        }
         var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome };
         // A clean cell meets only the checks that judge clean cells too (a trace's bound on a fixed subject).
         foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject) && (verdict.Outcome == Outcome.Reproduced || e.OnClean)))

@@ -177,11 +177,18 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         (string Speedscope, string Html)? pictures = model.Samples.Count == 0 ? null : TracePictures.Write(model, dir, label, $"{cell.Key} on {subject.Name}");
         var untraced = cell.Runs.Where(r => r.N == n && !r.CaptureOnly && r.Status == "exit 0").ToList();
         double? Ratio(double traced, double? plain) => plain is > 0 ? Math.Round(traced / plain.Value, 3) : null;
-        double? baseWall = untraced.Count == 0 ? null : untraced.Min(r => r.WallSeconds);
+        // A snapshot stops the process while it is written: the untraced run's time without those pauses.
+        double Paused(string runLabel)
+        {
+            lock (cell.Captures) return cell.Captures.Where(c => c.Run == runLabel).Sum(c => c.Seconds);
+        }
+        double? baseWall = untraced.Count == 0 ? null : untraced.Min(r => r.WallSeconds - Paused(r.Label));
         double? metricRatio = null;
         if (cell.SeriesMetric is { } metric && output.Metrics.TryGetValue(metric, out var tracedMetric))
         {
-            var plain = untraced.Where(r => r.Metrics.ContainsKey(metric)).Select(r => r.Metrics[metric]).DefaultIfEmpty(0).Min();
+            // The family's own point at this size (the fastest run, pauses taken off), else the fastest run's metric.
+            var plain = cell.Series.FirstOrDefault(p => p.X == n)?.Y
+                        ?? untraced.Where(r => r.Metrics.ContainsKey(metric)).Select(r => r.Metrics[metric] - Paused(r.Label)).DefaultIfEmpty(0).Min();
             metricRatio = Ratio(tracedMetric, plain);
         }
         var files = model.Files.Concat(pictures is null ? [] : new[] { pictures.Value.Speedscope, pictures.Value.Html }).Where(File.Exists).ToList();
