@@ -8,6 +8,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 (($# >= 5)) && [[ $4 == -- ]] || { echo "usage: run.sh <cell-dir> <win7|win10> <0|1> -- program [args…]" >&2; exit 2; }
 base=$1 windows=$2 display=$3; shift 4
+# A Wine trace (the harness's WINEDEBUG backend): CORPUS_WINEDEBUG is the channel list, which replaces the prefix's
+# WINEDEBUG=-all, and CORPUS_WINEDEBUG_LOG the file Wine's stderr goes to, debug lines and the program's own stderr
+# alike. Straight to a file, because a filter process between them dies with the run's cgroup before it drains: an
+# awk splitting the stream lost every line after the worker's SetParent.
+run_wine() {
+  [[ -n ${CORPUS_WINEDEBUG:-} ]] || exec "${WINE:-wine}" "$@"
+  export WINEDEBUG=$CORPUS_WINEDEBUG
+  [[ -n ${CORPUS_WINEDEBUG_LOG:-} ]] || exec "${WINE:-wine}" "$@"
+  exec "${WINE:-wine}" "$@" 2>>"$CORPUS_WINEDEBUG_LOG"
+}
 mkdir -p "$base"
 # A cell with a registry fixture keeps one prefix for all its runs (the harness's WineIsolation brought it up, and
 # its wineserver lives in the harness's holder for it): join that server instead of making a prefix.
@@ -15,7 +25,7 @@ if [[ -n ${CORPUS_WINE_SHARED:-} ]]; then
   [[ -f $CORPUS_WINE_SHARED/env ]] || { echo "run.sh: no shared prefix at $CORPUS_WINE_SHARED" >&2; exit 2; }
   cp "$CORPUS_WINE_SHARED/runtime" "$base/runtime" 2>/dev/null || true
   while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$CORPUS_WINE_SHARED/env"
-  exec "${WINE:-wine}" "$@"
+  run_wine "$@"
 fi
 # Runs start two at a time: one at a time takes down finished runs, or two remove the same folder and one fails.
 exec {lock}>"$base/.down.lock"
@@ -36,4 +46,4 @@ up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
 "$here/cell.sh" "${up[@]}" >/dev/null
 cp "$cell/runtime" "$base/runtime" 2>/dev/null || true
 while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$cell/env"
-exec "${WINE:-wine}" "$@"
+run_wine "$@"

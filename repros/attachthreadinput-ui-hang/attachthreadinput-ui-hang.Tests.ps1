@@ -65,6 +65,36 @@ Describe 'attachthreadinput-ui-hang' -Tag 'Scenario' {
         $csharp | Should -HaveFrame 'NtUserSetFocus'
     }
 
+    It 'Wine''s +win trace: the worker''s (the pool thread''s) SetParent into the UI window, then the UI thread''s SetFocus on one shared input queue' {
+        # The Win32 worker idles 8 s; the pool retires its thread after DOTNET_ThreadPool_ThreadTimeoutMs=5000.
+        foreach ($traced in @{ Cell = $cpp; IdleMs = 8000 }, @{ Cell = $fiveSeconds[0]; IdleMs = 5000 }) {
+            $cell = $traced.Cell
+            $trace = $cell.Evidence | Where-Object key -eq 'trace'
+            $trace.status | Should -Be 'holds' -Because $cell.Context
+            $found = @(@($trace.facts.sequences)[0].found)
+            $found[0] -match 'CrossThreadSetParent child=(0x[0-9a-f]+) parent=(0x[0-9a-f]+) thread=([0-9a-f]+) parentThread=([0-9a-f]+)' |
+                Should -BeTrue -Because "the first event is the cross-thread SetParent: $($found[0])"
+            $worker, $ui = $Matches[3], $Matches[4]
+            $worker | Should -Not -Be $ui
+            # The UI thread's previous focus is the worker's window: only a shared queue gives one thread another's focus.
+            $found[1] -match "InputQueueShared thread=$ui focus=\S+ previous=\S+ otherThread=$worker silentMs=(\d+)" |
+                Should -BeTrue -Because "the UI thread's SetFocus sees the worker's window: $($found[1])"
+            # And the UI thread then printed nothing for the length of the worker's idle.
+            [math]::Abs([double] $Matches[1] - $traced.IdleMs) | Should -BeLessOrEqual (0.25 * $traced.IdleMs) -Because $cell.Context
+        }
+    }
+
+    It 'the traced cells on wine are traced once, their cost recorded' {
+        $traced = @($cpp, $fiveSeconds[0]) + @($clean | Where-Object { $_.Case -eq 'cpp' })
+        foreach ($cell in $traced) {
+            $t = @($cell.Facts.traces)[0]
+            $t.backend | Should -Be 'winedebug' -Because $cell.Context
+            $t.error | Should -BeNullOrEmpty
+            $t.events | Should -BeGreaterThan 0
+            $t.bytes | Should -BeGreaterThan 0
+        }
+    }
+
     It 'the fix and the control never block SetFocus' {
         foreach ($cell in $clean) {
             $cell | Should -BeClean

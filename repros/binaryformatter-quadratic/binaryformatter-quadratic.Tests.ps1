@@ -50,6 +50,30 @@ Describe 'binaryformatter-quadratic' -Tag 'Scenario' {
             $mono | Should -HaveFrame 'System.Runtime.Serialization.ObjectManager'
             ($mono.Evidence | Where-Object key -eq 'stacks').status | Should -Be 'holds'
         }
+
+        It 'Mono''s CPU trace puts at least half of the deserialize samples in ObjectManager, and draws it' {
+            $trace = $mono.Evidence | Where-Object key -eq 'trace'
+            $trace.status | Should -Be 'holds' -Because $mono.Context
+            $share = $trace.facts.shares[0]
+            $share.judged | Should -Be 'min'
+            $share.samplesUnder | Should -BeGreaterThan 100 -Because 'a share of a handful of samples proves nothing'
+            $share.share | Should -BeGreaterOrEqual 0.5 -Because $mono.Context
+            $record = @($mono.Facts.traces)[0]
+            $record.backend | Should -Be 'mono-log-profiler'
+            $record.error | Should -BeNullOrEmpty
+            Join-Path $PSScriptRoot '..' '..' $record.flameGraph | Should -Exist
+        }
+
+        It 'on .NET 10 and .NET 8 the CPU trace keeps ObjectManager under half of the deserialize samples' {
+            foreach ($cell in $net10, $net8) {
+                $trace = $cell.Evidence | Where-Object key -eq 'trace'
+                $trace.status | Should -Be 'holds' -Because $cell.Context
+                $trace.facts.shares[0].judged | Should -Be 'cleanMax'
+                $trace.facts.shares[0].samplesUnder | Should -BeGreaterThan 100
+                $trace.facts.shares[0].share | Should -BeLessThan 0.5 -Because $cell.Context
+                @($cell.Facts.traces)[0].backend | Should -Be 'dotnet-trace'
+            }
+        }
     }
 
     Context 'idgen-limit: ObjectIDGenerator runs out of primes' {

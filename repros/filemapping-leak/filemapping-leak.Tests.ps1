@@ -84,6 +84,26 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
             $memfd.Metrics.held_objects | Should -Be 8
         }
 
+        It 'perf''s syscall trace: at the marker the 8 views are unmapped and their memfds still open' {
+            $trace = $memfd.Evidence | Where-Object key -eq 'trace'
+            $trace.status | Should -Be 'holds' -Because $memfd.Context
+            $count = @($trace.facts.counts)[0]
+            $count.count | Should -Be 8
+            $count.first[0] | Should -Match 'unmapped-open at=leaked fd=\d+ bytes=67108864 created=memfd_create .*by=fml::create_fill_unmap'
+            @($trace.facts.sequences)[0].found[-1] | Should -Match '^t=\S+ marker line=REPRO-REACHED leaked'
+        }
+
+        It 'both cells are traced once, the cost in their record' {
+            foreach ($cell in $memfd, $memfdFix) {
+                $t = @($cell.Facts.traces)[0]
+                $t.backend | Should -Be 'perf' -Because $cell.Context
+                $t.error | Should -BeNullOrEmpty
+                $t.events | Should -BeGreaterThan 0
+                $t.bytes | Should -BeGreaterThan 0
+                $t.slowdown | Should -Not -BeNullOrEmpty
+            }
+        }
+
         It 'closing after munmap frees the pages' {
             $memfdFix | Should -BeClean
             $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Context

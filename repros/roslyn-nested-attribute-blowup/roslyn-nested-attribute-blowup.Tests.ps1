@@ -52,6 +52,26 @@ Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
         }
     }
 
+    It 'the CPU trace of the deepest nesting that finished puts most of the runner''s samples in ParseAttributeDeclaration or ParseCollectionExpression' {
+        foreach ($cell in $blowing) {
+            $trace = $cell.Evidence | Where-Object key -eq 'trace'
+            $trace.status | Should -Be 'holds' -Because $cell.Context
+            $trace.facts.shares[0].judged | Should -Be 'min'
+            $trace.facts.shares[0].share | Should -BeGreaterOrEqual 0.5 -Because $cell.Context
+            @($cell.Facts.traces)[0].backend | Should -Be 'dotnet-trace'
+            Join-Path $PSScriptRoot '..' '..' @($cell.Facts.traces)[0].flameGraph | Should -Exist
+        }
+    }
+
+    It 'on 4.11.0, the first fixed compiler, the same trace has the parser under half of the samples' {
+        $first = $fixed[0]
+        $first.Subject | Should -Be 'roslyn:4.11.0'
+        $trace = $first.Evidence | Where-Object key -eq 'trace'
+        $trace.status | Should -Be 'holds' -Because $first.Context
+        $trace.facts.shares[0].judged | Should -Be 'cleanMax'
+        $trace.facts.shares[0].share | Should -BeLessThan 0.5 -Because $first.Context
+    }
+
     It 'the fixed compilers parse every depth at once: 4.11.0, 4.14.0, 5.0.0, 5.9.0 and 5.12.0 are flat' {
         foreach ($cell in $fixed) {
             $cell | Should -BeClean

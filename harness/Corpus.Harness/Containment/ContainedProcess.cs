@@ -18,6 +18,9 @@ public sealed record RunResult(
     string Stdout, string Stderr, string StdoutFile, string StderrFile, string Containment,
     IReadOnlyList<MemorySample> Memory)
 {
+    /// <summary>The run's start on Stopwatch's clock in seconds (<see cref="ContainedProcess.StartedMonotonic"/>); 0 when unknown.</summary>
+    public double StartedMonotonic { get; init; }
+
     public string Status => TimedOut ? "timeout" : MemoryCapped ? "memory-cap"
         : Signal is not null ? Signal : $"exit {ExitCode}";
 }
@@ -34,6 +37,7 @@ public sealed class ContainedProcess : IDisposable
 
     private readonly ProcessSpec _spec;
     private readonly IRunSession _session;
+    private readonly long _started = Stopwatch.GetTimestamp();
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private readonly StringBuilder _out = new(), _err = new();
     private readonly StreamWriter _outFile, _errFile;
@@ -51,6 +55,9 @@ public sealed class ContainedProcess : IDisposable
     /// <summary>The run's own memory cgroup, or null where the machine has none (and on Windows): what the cell is charged for.</summary>
     public MemoryCgroup? Cgroup => (_session as CgroupSession)?.Cgroup;
     public double Elapsed => _clock.Elapsed.TotalSeconds;
+    /// <summary>The run's start on Stopwatch's clock, in seconds (CLOCK_MONOTONIC on Linux): where a trace tool's timestamps
+    /// on that clock (perf -k CLOCK_MONOTONIC, Wine's +timestamp) become seconds of the run, as <see cref="Elapsed"/> is.</summary>
+    public double StartedMonotonic => (double)_started / Stopwatch.Frequency;
     /// <summary>Windows: the pids in the run's Job Object now; null on Linux.</summary>
     public IReadOnlyList<int>? JobMembers => (_session as WindowsJob)?.Members();
     /// <summary>Windows: the memory limits the Job Object holds, as the kernel reads them back; null on Linux.</summary>
@@ -152,7 +159,7 @@ public sealed class ContainedProcess : IDisposable
         List<MemorySample> samples;
         lock (_memory) samples = [.. _memory];
         return new RunResult(end.ExitCode, end.Signal, _timedOut, _memoryCapped, Math.Round(wall, 4), _peak, stdout, stderr,
-                             _spec.StdoutFile, _spec.StderrFile, _session.Containment, samples);
+                             _spec.StdoutFile, _spec.StderrFile, _session.Containment, samples) { StartedMonotonic = StartedMonotonic };
     }
 
     public void Signal(int signal)

@@ -86,6 +86,9 @@ public sealed partial class Fields
 
     public IEnumerable<string> Names => _element.EnumerateObject().Select(p => p.Name);
 
+    /// <summary>Whether the field is there and a string (for a field that takes a number or a keyword).</summary>
+    public bool IsString(string name) => _element.TryGetProperty(name, out var v) && v.ValueKind == JsonValueKind.String;
+
     /// <summary>Rejects misspelt keys, which would otherwise be silently ignored.</summary>
     public void AllowOnly(params string[] names)
     {

@@ -233,6 +233,73 @@ public sealed record TimedCapture(string Marker, double DelaySec, double Interva
     }
 }
 
+/// <summary>
+/// A trace of what the program did over time (the trace capture): one dedicated run of the cell, after its family's
+/// verdict (reproduced or clean), on the subject's trace backend (ISubjectKind.TraceBackend). Kind: what is traced:
+/// "cpu" (stack samples), "alloc" (allocation samples or events), "faults" (page faults), "api" (calls into an API:
+/// Wine's WINEDEBUG channels, syscalls). Channels: Wine debug channels ("+win", "+msg"). Events: perf events
+/// ("cpu-clock", "page-faults"). Syscalls: syscalls a syscall trace records ("mmap", "munmap", "close").
+/// </summary>
+/// <param name="Size">The {n} of the traced run in a sweep (required there).</param>
+/// <param name="Subjects">The subjects traced; empty: every subject of the case.</param>
+/// <param name="FrequencyHz">Sampling rate where the backend takes one (Mono's log profiler, perf); null: the backend's default.</param>
+/// <param name="TimeoutSec">The traced run's time cap, when tracing makes it slower than the case's budget allows.</param>
+public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Subjects, long? Size, int? FrequencyHz,
+                                          IReadOnlyList<string> Channels, IReadOnlyList<string> Events,
+                                          IReadOnlyList<string> Syscalls, int? TimeoutSec)
+{
+    public const string Cpu = "cpu", Alloc = "alloc", Faults = "faults", Api = "api";
+    public static readonly IReadOnlyDictionary<string, string> Kinds =
+        new Dictionary<string, string> { [Cpu] = Cpu, [Alloc] = Alloc, [Faults] = Faults, [Api] = Api };
+
+    public bool Traces(string subject) => Subjects.Count == 0 || Subjects.Contains(subject);
+
+    public const string LargestFinished = "largest-finished";
+
+    /// <summary>"size": "largest-finished": the traced run takes the largest {n} of the cell's sweep that exited 0.</summary>
+    public bool SizeIsLargestFinished { get; init; }
+
+    public static TraceCapture Read(Fields f)
+    {
+        f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec");
+        // "largest-finished": the largest size of the sweep whose run finished (exit 0), decided by the cell's own runs:
+        // a compiler that hangs at 16 levels is traced at 14, one that hangs at 20 at 18.
+        var largest = f.IsString("size");
+        if (largest && f.StringOr("size", null) != LargestFinished)
+            throw f.Error($"must be a size (a whole number) or '{LargestFinished}', found '{f.StringOr("size", null)}'", "size");
+        var sizes = f.Has("size") && !largest ? f.NumberOr("size", null, min: 1, max: 1e12) : null;
+        if (sizes is { } sz && sz != Math.Floor(sz)) throw f.Error($"must be a whole number, found {sz}", "size");
+        var spec = new TraceCapture(f.Enum("kind", Kinds), f.Strings("subjects", required: false, nonEmpty: false),
+                                    sizes is null ? null : (long)sizes.Value, f.IntOr("frequencyHz", null, min: 1, max: 20000),
+                                    f.Strings("channels", required: false, nonEmpty: false),
+                                    f.Strings("events", required: false, nonEmpty: false),
+                                    f.Strings("syscalls", required: false, nonEmpty: false),
+                                    f.IntOr("timeoutSec", null, min: 1, max: 86400)) { SizeIsLargestFinished = largest };
+        // They end up on a command line (WINEDEBUG=…, perf -e …): plain names only.
+        for (var i = 0; i < spec.Channels.Count; i++)
+            if (!Channel().IsMatch(spec.Channels[i]))
+                throw f.Error($"'{spec.Channels[i]}' is not a Wine debug channel setting such as '+win', '-all' or 'warn+msg'", $"channels[{i}]");
+        for (var i = 0; i < spec.Events.Count; i++)
+            if (!EventName().IsMatch(spec.Events[i]))
+                throw f.Error($"'{spec.Events[i]}' is not an event name such as 'cpu-clock' or 'syscalls:sys_enter_munmap'", $"events[{i}]");
+        for (var i = 0; i < spec.Syscalls.Count; i++)
+            if (!SyscallName().IsMatch(spec.Syscalls[i]))
+                throw f.Error($"'{spec.Syscalls[i]}' is not a syscall name such as 'munmap'", $"syscalls[{i}]");
+        if (spec.Channels.Count > 0 && spec.Kind != Api)
+            throw f.Error($"channels are traced calls: they need kind 'api', not '{spec.Kind}'", "channels");
+        return spec;
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex("^(trace|warn|err|fixme)?[+-][A-Za-z0-9_]+$")]
+    private static partial System.Text.RegularExpressions.Regex Channel();
+
+    [System.Text.RegularExpressions.GeneratedRegex("^[A-Za-z0-9_.-]+(:[A-Za-z0-9_.-]+)?$")]
+    private static partial System.Text.RegularExpressions.Regex EventName();
+
+    [System.Text.RegularExpressions.GeneratedRegex("^[a-z0-9_]+$")]
+    private static partial System.Text.RegularExpressions.Regex SyscallName();
+}
+
 /// <param name="Program">"main" (the .NET/Mono build), "cmake:TARGET" (a native program) or "roslyn" (the compiler runner).</param>
 /// <param name="Display">The program makes windows: a subject with a display gives each run one (Wine: Xvfb).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
@@ -241,6 +308,9 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
                               IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
                               TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null, bool Display = false)
 {
+    /// <summary>The case's trace capture (capture.trace), or null.</summary>
+    public TraceCapture? Trace { get; init; }
+
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 
     /// <summary>The type of <see cref="Program"/>: a subject runs the case when its capabilities include it.</summary>
@@ -281,7 +351,7 @@ public sealed partial record Manifest(
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
                         "fixture", "display");
             var capture = c.ObjectOr("capture");
-            capture?.AllowOnly("timed", "crash", "timeTravel");
+            capture?.AllowOnly("timed", "crash", "timeTravel", "trace");
             var caseEnv = new Dictionary<string, string>(env);
             foreach (var kv in ReadEnv(c)) caseEnv[kv.Key] = kv.Value;
             var spec = new CaseSpec(c.Name("id"), c.StringOr("title", "")!, c.Strings("args"),
@@ -294,7 +364,9 @@ public sealed partial record Manifest(
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
                                     capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null,
                                     c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null,
-                                    c.BoolOr("display", false));
+                                    c.BoolOr("display", false))
+                       { Trace = capture?.ObjectOr("trace") is { } tr ? TraceCapture.Read(tr) : null };
+            if (spec.Trace is { } trace) CheckTrace(c, spec, trace, families.For(spec.Signature));
             if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
                 throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
@@ -326,6 +398,21 @@ public sealed partial record Manifest(
         return new Manifest(file, dir, id, f.String("title"), f.Enum("category", Categories),
                             f.Strings("references"), f.Strings("languages"), platforms, subjects,
                             variants, buildSpec, cases);
+    }
+
+    /// <summary>The trace's subjects are the case's, each has a backend for its kind, and a sweep names the traced size.</summary>
+    private static void CheckTrace(Fields c, CaseSpec spec, TraceCapture trace, ISignatureFamily family)
+    {
+        for (var i = 0; i < trace.Subjects.Count; i++)
+            if (!spec.Subjects.Contains(trace.Subjects[i]))
+                throw c.Error($"'{trace.Subjects[i]}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", $"capture.trace.subjects[{i}]");
+        foreach (var s in spec.Subjects.Where(trace.Traces))
+            if (SubjectKinds.Owner(s)?.TraceUnsupported(s, trace) is { } why)
+                throw c.Error($"{s} cannot be traced this way: {why} (list the subjects to trace in 'capture.trace.subjects')", "capture.trace.kind");
+        if (family.SweepsSizes && trace.Size is null && !trace.SizeIsLargestFinished)
+            throw c.Error($"a '{family.Key}' case sweeps sizes: name the size of the traced run", "capture.trace.size");
+        if (!family.SweepsSizes && (trace.Size is not null || trace.SizeIsLargestFinished))
+            throw c.Error($"'{{n}}' is replaced only in a sweep over sizes; this case's '{family.Key}' signature runs none", "capture.trace.size");
     }
 
     /// <summary>Waits inside one run must fit its timeout, or the check they feed can never happen.</summary>

@@ -52,7 +52,7 @@ public static class FactsWriter
             ["runs"] = c.Runs.Select(r => new
             {
                 label = r.Label, status = r.Status, wallSeconds = r.WallSeconds, peakMB = Math.Round(r.PeakBytes / 1048576.0, 1),
-                captureOnly = r.CaptureOnly, metrics = r.Metrics,
+                captureOnly = r.CaptureOnly, metrics = r.Metrics, n = r.N,
             }),
             ["captures"] = c.Captures.Select(x => new
             {
@@ -62,6 +62,7 @@ public static class FactsWriter
                 heap = x.HeapCounts,
             }),
             ["captureErrors"] = c.CaptureErrors,
+            ["traces"] = c.Traces.Select(t => SummaryWriter.TraceJson(t, root)),
             ["artifacts"] = c.ArtifactDir is null ? null : new
             {
                 dir = Rel(c.ArtifactDir),

@@ -41,7 +41,18 @@ public sealed class MarkdownReport(IToolRunner tools)
             var name = $"plot-{group.Key.Repro}-{group.Key.Case}";
             md.AppendLine($"## {group.Key.Repro}: {group.Key.Case}").AppendLine();
             var png = Plot(runDir, name, group.ToList());
-            if (png is not null) md.AppendLine($"![{group.First().SeriesMetric} against n]({png})").AppendLine();
+            var graphs = group.SelectMany(c => c.Traces.Where(t => t.FlameGraph is not null).Select(t => (c, t))).ToList();
+            if (graphs.Count == 0) { if (png is not null) md.AppendLine($"![{group.First().SeriesMetric} against n]({png})").AppendLine(); }
+            else
+            {
+                // The sweep and where its time went, side by side: the plot, then each traced cell's flame graph.
+                md.AppendLine("<table><tr>");
+                if (png is not null) md.AppendLine($"<td valign=\"top\"><img src=\"{png}\" width=\"480\" alt=\"{group.First().SeriesMetric} against n\"></td>");
+                foreach (var (c, t) in graphs)
+                    md.AppendLine($"<td valign=\"top\">{c.Key.Subject}, n={t.N}: <a href=\"{Rel(runDir, t.FlameGraph!)}\">flame graph</a><br>"
+                                  + $"<img src=\"{Rel(runDir, Path.ChangeExtension(t.FlameGraph!, null) + ".svg")}\" width=\"480\" alt=\"flame graph of {c.Key}\"></td>");
+                md.AppendLine("</tr></table>").AppendLine();
+            }
             var metrics = group.SelectMany(c => Curves(c).Keys).Distinct().ToList();
             var semiLog = Scale(group.First()) == PlotScale.SemiLog;
             md.AppendLine($"| subject | {SizeLabel(group.First())} | {string.Join(" | ", metrics)} |")
@@ -68,6 +79,19 @@ public sealed class MarkdownReport(IToolRunner tools)
             var name = $"time-{c.Key.Repro}-{c.Key.Case}-{c.Key.Variant}-{Slug(c.Key.Subject)}";
             md.AppendLine($"## {c.Key}: over time").AppendLine();
             if (PlotTime(runDir, name, c) is { } png) md.AppendLine($"![{c.Key} over time]({png})").AppendLine();
+        }
+        var traces = cells.SelectMany(c => c.Traces.Select(t => (c, t))).ToList();
+        if (traces.Count > 0)
+        {
+            md.AppendLine("## Traces").AppendLine();
+            md.AppendLine("| cell | run | backend | samples | events | size | wall ×untraced | metric ×untraced | flame graph | speedscope |")
+              .AppendLine("|---|---|---|---|---|---|---|---|---|---|");
+            foreach (var (c, t) in traces)
+                md.AppendLine($"| {c.Key} | {t.Run} | {t.Backend} | {t.Samples} | {t.Events} | {Size(t.Bytes)} | "
+                              + $"{(t.Slowdown is { } w ? $"×{w:0.00}" : "—")} | {(t.MetricSlowdown is { } m ? $"×{m:0.00}" : "—")} | "
+                              + $"{(t.FlameGraph is { } g ? $"[html]({Rel(runDir, g)})" : t.Error is { } e ? Escape(e) : "—")} | "
+                              + $"{(t.Speedscope is { } sp ? $"[json]({Rel(runDir, sp)})" : "—")} |");
+            md.AppendLine();
         }
         var captures = cells.SelectMany(c => c.Captures.Select(x => (c, x))).ToList();
         if (captures.Count > 0)
@@ -96,6 +120,8 @@ public sealed class MarkdownReport(IToolRunner tools)
         md.AppendLine("Re-run any cell with the `rerun` command in `summary.json`; cells that differ from expected/ keep their artifacts.");
         File.WriteAllText(Path.Combine(runDir, "report.md"), md.ToString());
     }
+
+    private static string Rel(string runDir, string path) => Path.GetRelativePath(runDir, path).Replace('\\', '/');
 
     /// <summary>
     /// The thread a capture is about: the crashing one when the capture holds a crash (marked "crashing"), else the

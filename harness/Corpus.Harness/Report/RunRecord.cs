@@ -123,7 +123,10 @@ public sealed class RunRecord
             var metrics = r.GetProperty("metrics").EnumerateObject().ToDictionary(m => m.Name, m => m.Value.GetDouble());
             cell.Runs.Add(new RunSummary(Str(r, "label"), Str(r, "status"), r.GetProperty("wallSeconds").GetDouble(),
                                          (long)Math.Round(r.GetProperty("peakMB").GetDouble() * 1048576), metrics, Str(r, "containment"))
-            { CaptureOnly = i < factRuns.Count && factRuns[i++].GetProperty("captureOnly").GetBoolean() });
+            {
+                CaptureOnly = i < factRuns.Count && factRuns[i++].GetProperty("captureOnly").GetBoolean(),
+                N = r.TryGetProperty("n", out var n) && n.ValueKind == JsonValueKind.Number ? n.GetInt64() : null,
+            });
         }
         var factCaptures = facts.GetProperty("captures").EnumerateArray().ToList();
         i = 0;
@@ -142,6 +145,17 @@ public sealed class RunRecord
             { Run = Opt(x, "run"), DeletedOverCap = f.ValueKind == JsonValueKind.Object && f.GetProperty("deletedOverCap").GetBoolean() });
         }
         cell.CaptureErrors.AddRange(c.GetProperty("captureErrors").EnumerateArray().Select(e => e.GetString()!));
+        if (c.TryGetProperty("traces", out var traces))
+            foreach (var t in traces.EnumerateArray())
+            {
+                double? D(string name) => t.GetProperty(name) is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;
+                cell.Traces.Add(new Capture.Traces.TraceRecord(Str(t, "backend"), Str(t, "kind"), Str(t, "run"),
+                    t.GetProperty("n") is { ValueKind: JsonValueKind.Number } tn ? tn.GetInt64() : null, At(Opt(t, "file")),
+                    t.GetProperty("bytes").GetInt64(), t.GetProperty("samples").GetInt32(), t.GetProperty("events").GetInt32(),
+                    t.GetProperty("wallSeconds").GetDouble(), D("untracedWallSeconds"), D("slowdown"), D("metricSlowdown"),
+                    At(Opt(t, "speedscope")), At(Opt(t, "flameGraph")), Opt(t, "error"))
+                    { Note = Opt(t, "note"), ReadSeconds = t.GetProperty("readSeconds").GetDouble() });
+            }
         if (facts.GetProperty("family") is { ValueKind: JsonValueKind.Object } family)
             cell.Verdict = new Verdict(Outcomes.ByName[Str(family, "outcome")], Str(family, "detail"))
             {

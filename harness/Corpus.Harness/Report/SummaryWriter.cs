@@ -39,7 +39,7 @@ public static class SummaryWriter
         ["runs"] = c.Runs.Select(r => new
         {
             label = r.Label, status = r.Status, wallSeconds = r.WallSeconds,
-            peakMB = Math.Round(r.PeakBytes / 1048576.0, 1), metrics = r.Metrics, containment = r.Containment,
+            peakMB = Math.Round(r.PeakBytes / 1048576.0, 1), metrics = r.Metrics, containment = r.Containment, n = r.N,
         }),
         ["captures"] = c.Captures.Select(x => new
         {
@@ -47,6 +47,7 @@ public static class SummaryWriter
             threads = x.Threads.Count, note = x.Note, heapTypes = x.HeapCounts?.Count,
         }),
         ["captureErrors"] = c.CaptureErrors,
+        ["traces"] = c.Traces.Select(t => TraceJson(t, root)),
         ["artifacts"] = c.ArtifactDir is null ? null : Rel(c.ArtifactDir, root),
         ["facts"] = c.RecordDir is null ? null : Rel(Path.Combine(c.RecordDir, FactsWriter.FileName), root),
         ["family"] = c.Family,
@@ -55,6 +56,16 @@ public static class SummaryWriter
     };
 
     private static string Rel(string path, string root) => Path.GetRelativePath(root, path);
+
+    /// <summary>A trace's record, as summary.json and facts.json both write it (docs/architecture.md).</summary>
+    public static object TraceJson(Capture.Traces.TraceRecord t, string root) => new
+    {
+        backend = t.Backend, kind = t.Kind, run = t.Run, n = t.N, file = t.File is null ? null : Rel(t.File, root), bytes = t.Bytes,
+        samples = t.Samples, events = t.Events, wallSeconds = t.WallSeconds, untracedWallSeconds = t.UntracedWallSeconds,
+        slowdown = t.Slowdown, metricSlowdown = t.MetricSlowdown, readSeconds = t.ReadSeconds,
+        speedscope = t.Speedscope is null ? null : Rel(t.Speedscope, root), flameGraph = t.FlameGraph is null ? null : Rel(t.FlameGraph, root),
+        note = t.Note, error = t.Error,
+    };
 
     public static void Write(string file, string runId, IReadOnlyList<CellResult> cells, IReadOnlyList<string> inputErrors,
                              double seconds, string root, Provenance? provenance = null, string? host = null)

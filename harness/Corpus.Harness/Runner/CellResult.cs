@@ -11,6 +11,8 @@ public sealed record RunSummary(string Label, string Status, double WallSeconds,
 {
     /// <summary>A run that existed only to be captured (ended once its snapshots were taken): its figures are not measured.</summary>
     public bool CaptureOnly { get; init; }
+    /// <summary>The run's {n} in a sweep; null otherwise.</summary>
+    public long? N { get; init; }
 }
 
 public sealed record SeriesPoint(double X, double Y);
@@ -35,6 +37,10 @@ public sealed class CellResult
     public Dictionary<string, object> Metrics { get; } = [];
     public List<RunSummary> Runs { get; } = [];
     public List<CaptureRecord> Captures { get; } = [];
+    /// <summary>The cell's traces (capture.trace): what each cost and where it is.</summary>
+    public List<Capture.Traces.TraceRecord> Traces { get; } = [];
+    /// <summary>The trace the evidence reads, in memory only (its files are in <see cref="Traces"/>).</summary>
+    public Capture.Traces.TraceModel? Trace { get; set; }
     public List<string> CaptureErrors { get; } = [];
     /// <summary>Double-free facts read from crash cores, by run label.</summary>
     public Dictionary<string, FreelogAnalysis> CrashFacts { get; } = [];

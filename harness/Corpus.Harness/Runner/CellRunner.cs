@@ -102,7 +102,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     private static void Prune(string dir)
     {
         foreach (var sub in Directory.GetDirectories(dir)) Directory.Delete(sub, recursive: true);
-        foreach (var file in Directory.GetFiles(dir).Where(f => !Records.Contains(Path.GetFileName(f)))) File.Delete(file);
+        // A trace's flame graph and speedscope file stay too: the report shows them for every traced cell.
+        foreach (var file in Directory.GetFiles(dir).Where(f => !Records.Contains(Path.GetFileName(f)) && !Capture.Traces.TracePictures.Kept(Path.GetFileName(f))))
+            File.Delete(file);
     }
 
     private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
@@ -161,9 +163,20 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = (Outcome.Error, $"{unrestored}; was: {verdict.Detail}");
             return;
         }
-        if (verdict.Outcome != Outcome.Reproduced) return;
-        var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun);
-        foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject)))
+        if (verdict.Outcome is not (Outcome.Reproduced or Outcome.Clean)) return;
+        // The trace capture: one more run, after the verdict, so no measured run is slowed by the tool.
+        if (cs.Trace is { } trace && trace.Traces(subject.Name))
+        {
+            var n = trace.Size;
+            if (trace.SizeIsLargestFinished)
+                n = cell.Runs.Where(r => !r.CaptureOnly && r.N is not null && r.Status == "exit 0").Select(r => r.N).Max();
+            if (trace.SizeIsLargestFinished && n is null)
+                lock (cell.CaptureErrors) cell.CaptureErrors.Add("trace: no size of the sweep finished, so none could be traced ('capture.trace.size': 'largest-finished')");
+            else await runs.TraceAsync(trace, n);
+        }
+        var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome };
+        // A clean cell meets only the checks that judge clean cells too (a trace's bound on a fixed subject).
+        foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject) && (verdict.Outcome == Outcome.Reproduced || e.OnClean)))
         {
             if (check.Expensive && cell.Evidence.Any(e => e.Status is EvidenceStatus.Fails or EvidenceStatus.Broken)) continue;
             cell.Evidence.Add(await check.CheckAsync(context));

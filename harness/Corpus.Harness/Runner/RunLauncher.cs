@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Containment;
 using Corpus.Harness.Model;
 using Corpus.Harness.Signatures;
@@ -54,17 +55,24 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         return subject.Kind.Launch(subject, program, args, new LaunchOptions(env, PerfMap: freelog, Display: cs.Display));
     }
 
-    public async Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
-                                              Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
-                                              bool untilCaptured = false)
+    public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
+                                        Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
+                                        bool untilCaptured = false) =>
+        RunAsync(n, label, timed, alongside, exited, untilCaptured, null, null);
+
+    /// <param name="wrap">A trace backend's change to the command (a tool around it, its environment).</param>
+    /// <param name="timeout">The run's cap when not the case's budget (a traced run).</param>
+    private async Task<RunOutput> RunAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside,
+                                           Action<RunResult>? exited, bool untilCaptured, Func<Launch, Launch>? wrap, TimeSpan? timeout)
     {
         var launch = Command(n);
+        if (wrap is not null) launch = wrap(launch);
         // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
         var workDir = cs.Crash is null ? dir : Path.Combine(dir, label);
         Directory.CreateDirectory(workDir);
         if (OperatingSystem.IsWindows()) launch = WindowsLaunch(launch, workDir, label);
         var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
-                                   Path.Combine(workDir, $"{label}.stderr"), TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
+                                   Path.Combine(workDir, $"{label}.stderr"), timeout ?? TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
                                    (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false,
                                    PerfMap: cs.Crash is { Freelog: true });
         // /dev/shm is Linux's; a Windows run's named sections die with its Job Object.
@@ -110,9 +118,88 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
             }
             catch (JsonException e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
-        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment) { CaptureOnly = untilCaptured });
+        lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment) { CaptureOnly = untilCaptured || wrap is not null, N = n });
         if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
         lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
+    }
+
+    /// <summary>
+    /// The trace capture: one run on the subject's trace backend, in the cell's folder (trace/, its private TMPDIR in
+    /// trace/tmp, removed after), read into the common model; its speedscope JSON and flame graph beside the cell's
+    /// records; its cost against the fastest untraced run of the cell at the same n. A trace that could not be taken
+    /// is a capture error and a record with the reason.
+    /// </summary>
+    private static int s_traceTmps;
+
+    /// <summary>Room left for a socket's file name in the traced run's tmp ("dotnet-diagnostic-PID-TICKS-socket").</summary>
+    public const int SocketNameRoom = 56;
+
+    public async Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n)
+    {
+        var label = n is null ? "trace" : $"trace-n{n}";
+        var backend = subject.Kind.TraceBackend(subject, trace, new CaptureContext(tools, options.Root, false));
+        TraceRecord Failed(string why, double wall = 0)
+        {
+            CaptureError($"{label}: {backend.Name}: {why}");
+            var failed = new TraceRecord(backend.Name, trace.Kind, label, n, null, 0, 0, 0, wall, null, null, null, null, null, why);
+            lock (cell.Traces) cell.Traces.Add(failed);
+            return failed;
+        }
+        if (backend.Unavailable is { } unavailable) return Failed(unavailable);
+        var work = Path.Combine(dir, "trace");
+        var tmp = Path.Combine(work, "tmp");
+        // A Unix socket's path has at most 107 bytes: the runtime's and dotnet-trace's sockets (about 50 bytes of name)
+        // in a deep cell folder would not fit, so such a cell's private tmp is a short one under the harness's TMPDIR.
+        if (tmp.Length + SocketNameRoom > 107)
+            tmp = Path.Combine(Path.GetTempPath(), $"corpus-trace-{Environment.ProcessId}-{Interlocked.Increment(ref s_traceTmps)}");
+        Directory.CreateDirectory(work);
+        Directory.CreateDirectory(tmp);
+        var run = new TraceRun(trace, work, tmp, label, tools, options.Root);
+        Progress($"{cell.Key} {label}: {backend.Name} ({trace.Kind}) …");
+        RunOutput output;
+        try
+        {
+            output = await RunAsync(n, label, null, null, null, false,
+                                    l => backend.Wrap(l with { Env = new Dictionary<string, string>(l.Env) { ["TMPDIR"] = tmp } }, run),
+                                    trace.TimeoutSec is { } t ? TimeSpan.FromSeconds(t) : null);
+        }
+        finally
+        {
+            try { Directory.Delete(tmp, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+        }
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        TraceModel model;
+        try { model = await backend.ReadAsync(run with { Markers = output.Markers }, output.Run, CancellationToken.None); }
+        catch (Exception e) when (e is TraceException or IOException or InvalidOperationException or JsonException or FormatException)
+        {
+            return Failed($"the trace of {label} ({output.Run.Status}) could not be read: {e.Message}", output.Run.WallSeconds);
+        }
+        (string Speedscope, string Html)? pictures = model.Samples.Count == 0 ? null : TracePictures.Write(model, dir, label, $"{cell.Key} on {subject.Name}");
+        var untraced = cell.Runs.Where(r => r.N == n && !r.CaptureOnly && r.Status == "exit 0").ToList();
+        double? Ratio(double traced, double? plain) => plain is > 0 ? Math.Round(traced / plain.Value, 3) : null;
+        // A snapshot stops the process while it is written: the untraced run's time without those pauses.
+        double Paused(string runLabel)
+        {
+            lock (cell.Captures) return cell.Captures.Where(c => c.Run == runLabel).Sum(c => c.Seconds);
+        }
+        double? baseWall = untraced.Count == 0 ? null : untraced.Min(r => r.WallSeconds - Paused(r.Label));
+        double? metricRatio = null;
+        if (cell.SeriesMetric is { } metric && output.Metrics.TryGetValue(metric, out var tracedMetric))
+        {
+            // The family's own point at this size (the fastest run, pauses taken off), else the fastest run's metric.
+            var plain = cell.Series.FirstOrDefault(p => p.X == n)?.Y
+                        ?? untraced.Where(r => r.Metrics.ContainsKey(metric)).Select(r => r.Metrics[metric] - Paused(r.Label)).DefaultIfEmpty(0).Min();
+            metricRatio = Ratio(tracedMetric, plain);
+        }
+        var files = model.Files.Concat(pictures is null ? [] : new[] { pictures.Value.Speedscope, pictures.Value.Html }).Where(File.Exists).ToList();
+        var record = new TraceRecord(backend.Name, trace.Kind, label, n, model.Files.FirstOrDefault(), files.Sum(f => new FileInfo(f).Length),
+                                     model.Samples.Count, model.Events.Count, output.Run.WallSeconds, baseWall,
+                                     baseWall is null ? null : Ratio(output.Run.WallSeconds, baseWall), metricRatio,
+                                     pictures?.Speedscope, pictures?.Html)
+                     { Note = model.Note, ReadSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2) };
+        lock (cell.Traces) cell.Traces.Add(record);
+        cell.Trace = model;
+        return record;
     }
 
     /// <summary>

@@ -7,7 +7,11 @@ namespace Corpus.Harness.Signatures;
 
 /// <summary>What an evidence check reads: the case, the cell's captures and the run the family named as its hit.</summary>
 public sealed record EvidenceContext(CaseSpec Case, Subject Subject, CellResult Cell, ICaptureBackend Backend, IRunLauncher Runs,
-                                     string? HitRun);
+                                     string? HitRun)
+{
+    /// <summary>The family's outcome: reproduced, or clean for a check that judges clean cells (<see cref="IEvidenceCheck.OnClean"/>).</summary>
+    public Outcome Outcome { get; init; } = Outcome.Reproduced;
+}
 
 /// <summary>
 /// An evidence check: facts a reproduction must also show (a frame in a snapshot, live instances in a heap, a
@@ -21,6 +25,12 @@ public interface IEvidenceCheck
 
     /// <summary>False for a check whose spec lives elsewhere in the case (time travel: under "capture").</summary>
     bool InSignature => true;
+
+    /// <summary>
+    /// Also runs on a cell its family called clean: its facts are recorded there, and a clean cell whose evidence shows
+    /// the bug after all (a trace whose samples sit in the bug's frames) becomes a wrong-failure.
+    /// </summary>
+    bool OnClean => false;
 
     /// <summary>Runs only when the cheaper checks held (it starts a process of its own).</summary>
     bool Expensive => false;

@@ -61,7 +61,7 @@ public sealed class SignatureFamilies
 {
     public static readonly SignatureFamilies Default = new(
         [new ProcessFamily(), new StatisticsFamily(), new ComplexityFamily(), new ShmemFamily(), new FixtureFamily(), new HangFamily()],
-        [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TimeTravelEvidence()]);
+        [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TraceEvidence(), new TimeTravelEvidence()]);
 
     public IReadOnlyList<ISignatureFamily> Families { get; }
     public IReadOnlyList<IEvidenceCheck> Evidence { get; }
@@ -120,6 +120,13 @@ public interface IRunLauncher
 
     /// <summary>Drops a clean run's files (hundreds of race runs keep only the first).</summary>
     void DeleteRun(RunResult run, string label);
+
+    /// <summary>
+    /// The case's trace capture: one more run of the cell, on the subject's trace backend, read into the cell's trace
+    /// (<see cref="CellResult.Trace"/>) and recorded with its cost (<see cref="CellResult.Traces"/>). Null when no
+    /// trace was taken (the reason is a capture error). The runner calls it after the family's verdict.
+    /// </summary>
+    Task<Capture.Traces.TraceRecord?> TraceAsync(TraceCapture trace, long? n) => Task.FromResult<Capture.Traces.TraceRecord?>(null);
 
     /// <summary>
     /// The case's native program once more under gdb's process record (the time-travel capture), its output in

@@ -1,4 +1,5 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -135,6 +136,12 @@ public sealed class CoreClrKind : ISubjectKind
                               context.Heap);
 
     public string CrashExecutable(Subject s, string program) => Path.Combine(s.Path, "dotnet");
+
+    public string? TraceUnsupported(string subject, TraceCapture trace) =>
+        trace.Kind == TraceCapture.Cpu ? null
+            : $"dotnet-trace's speedscope export carries CPU samples only; '{trace.Kind}' on CoreCLR needs a nettrace reader, which the corpus does not have";
+
+    public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new DotnetTraceBackend(context.Root);
 
     public string Describe(Subject s) => $"coreclr {s.Version} at {s.Path}";
 

@@ -1,4 +1,5 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -59,6 +60,20 @@ public interface ISubjectKind
 
     /// <summary>The backend for timed snapshots of a live process.</summary>
     ICaptureBackend SnapshotBackend(Subject s, CaptureContext context);
+
+    /// <summary>
+    /// Null when a subject of this kind can take the trace (capture.trace) at all; otherwise why not. Manifest validation
+    /// asks it for every traced subject of a case, so a case never asks a kind for a trace it has no backend for.
+    /// </summary>
+    string? TraceUnsupported(string subject, TraceCapture trace) => $"the {Name} subject kind has no trace backend";
+
+    /// <summary>
+    /// The backend that traces a run of this subject (dotnet-trace, Mono's log profiler, perf, WINEDEBUG, wpr). One whose
+    /// tool is missing here says so through <see cref="ITraceBackend.Unavailable"/> (a capture error, the cell an error
+    /// where its evidence reads the trace).
+    /// </summary>
+    ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) =>
+        new UnavailableTraceBackend("trace", TraceUnsupported(s.Name, trace) ?? $"the {Name} subject kind has no trace backend");
 
     /// <summary>The executable gdb needs to read a core of a crashed run (the real binary behind a launcher).</summary>
     string CrashExecutable(Subject s, string program);

@@ -1,4 +1,5 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -79,6 +80,11 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
     public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
 
     public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new MonoThreadDump();
+
+    public string? TraceUnsupported(string subject, TraceCapture trace) =>
+        trace.Kind == TraceCapture.Cpu ? null : $"Mono's log profiler backend takes 'cpu' traces here, not '{trace.Kind}'";
+
+    public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new MonoLogProfilerBackend();
 
     public string CrashExecutable(Subject s, string program) =>
         new FileInfo(s.Path).ResolveLinkTarget(returnFinalTarget: true)?.FullName ?? s.Path;

@@ -1,5 +1,6 @@
 using System.Runtime.InteropServices;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -44,6 +45,12 @@ public sealed class NativeKind : ISubjectKind
 
     public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
         OperatingSystem.IsWindows() ? new WindowsProcDump(context.Tools) : new LinuxProcDump(context.Tools);
+
+    /// <summary>Every kind of trace: perf's software events and syscall tracepoints on linux, wpr's profiles on windows.</summary>
+    public string? TraceUnsupported(string subject, TraceCapture trace) => null;
+
+    public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) =>
+        s.Name == "windows" ? new WprTrace(context.Tools) : new PerfTrace();
 
     public string CrashExecutable(Subject s, string program) => program;
 

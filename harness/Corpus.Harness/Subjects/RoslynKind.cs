@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Text.RegularExpressions;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -217,6 +218,12 @@ public sealed partial class RoslynKind : ISubjectKind
     }
 
     public string CrashExecutable(Subject s, string program) => Dotnet();
+
+    public string? TraceUnsupported(string subject, TraceCapture trace) =>
+        trace.Kind == TraceCapture.Cpu ? null
+            : $"dotnet-trace's speedscope export carries CPU samples only; '{trace.Kind}' on the compiler runner (on CoreCLR) needs a nettrace reader, which the corpus does not have";
+
+    public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new DotnetTraceBackend(context.Root);
 
     public string Describe(Subject s)
     {

@@ -1,4 +1,5 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -82,6 +83,12 @@ public abstract class WineKindBase : ISubjectKind
     public CellIsolation Isolate(Subject s, string cellDir) => new WineIsolation(cellDir, Windows(s));
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
+    /// <summary>Wine's WINEDEBUG channels trace calls, not samples: kind api only.</summary>
+    public string? TraceUnsupported(string subject, TraceCapture trace) => trace.Kind == TraceCapture.Api ? null
+        : $"Wine's WINEDEBUG channels trace calls: kind 'api' with 'channels' (e.g. [\"+win\"]), not '{trace.Kind}'";
+
+    public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new WineDebugTrace();
+
     public virtual ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
         new WineDbgSnapshot(s.Path, context.HoldsStill ? 75 : 20);
 

@@ -1,0 +1,83 @@
+using Corpus.Harness.Capture.Traces;
+using Corpus.Harness.Model;
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>
+/// The trace backends' readers on real output, recorded from binaryformatter-quadratic's deserialize at 20,000 books
+/// (Fixtures/traces): Mono 6.8's log profiler through `mprof-report --debug` (its sample lines), and dotnet-trace
+/// 10.0.750501's speedscope file of the same program on .NET 10.
+/// </summary>
+public sealed class TraceParserTests
+{
+    private static string Fixture(string name) => Path.Combine(RoslynTriggerTests.Root, "harness", "Corpus.Harness.Tests", "Fixtures", "traces", name);
+
+    private static readonly TraceShareSpec ObjectManager =
+        new(@"System\.Runtime\.Serialization\.ObjectManager[.:]", @"Formatters\.Binary\.BinaryFormatter[.:]Deserialize", 0.5, 0.5);
+
+    [Fact]
+    public void MonoSamplesAreStacksRootFirst()
+    {
+        var lines = File.ReadLines(Fixture("mono-deserialize-20000.mprof-debug.txt")).ToList();
+        var model = MonoLogProfilerBackend.Read(lines, "cpu");
+        Assert.Equal(lines.Count(l => l.StartsWith("sample hit, type: ")), model.Samples.Count);
+        Assert.All(model.Samples, s => Assert.StartsWith("thread 0x", s.Thread));
+        // Root first: the runtime's invoke wrapper, then Main, ..., and ObjectManager below BinaryFormatter:Deserialize.
+        var deep = model.Samples.First(s => s.Frames.Any(f => f.Contains("ObjectManager:")));
+        Assert.StartsWith("(wrapper runtime-invoke)", deep.Frames[0]);
+        Assert.True(deep.Frames.ToList().FindIndex(f => f.Contains("BinaryFormatter:Deserialize")) < deep.Frames.ToList().FindIndex(f => f.Contains("ObjectManager:")));
+        // Idle and native-only hits keep their thread, as one [native] frame.
+        Assert.Contains(model.Samples, s => s.Frames is ["[native]"]);
+        var share = TraceEvidence.Share(ObjectManager, model, reproduced: true);
+        Assert.InRange(share.SamplesUnder, 5, model.Samples.Count);
+        Assert.NotNull(share.Share);
+    }
+
+    [Fact]
+    public void DotnetTraceSpeedscopeBecomesTimeWeightedStacks()
+    {
+        var json = File.ReadAllText(Fixture("net10-deserialize-20000.speedscope.json"));
+        var model = DotnetTraceBackend.ReadSpeedscope(json, "cpu");
+        Assert.Equal("milliseconds", model.Unit);
+        Assert.NotEmpty(model.Samples);
+        Assert.DoesNotContain(model.Samples, s => s.Frames.Count > 0 && (s.Frames[0].StartsWith("Process64") || s.Frames[0] == "Threads"));
+        // The weights add up to the profile's span: every millisecond lands in exactly one stack.
+        using var doc = System.Text.Json.JsonDocument.Parse(json);
+        var span = doc.RootElement.GetProperty("profiles").EnumerateArray().Sum(p => p.GetProperty("endValue").GetDouble() - p.GetProperty("startValue").GetDouble());
+        Assert.InRange(model.TotalWeight, span * 0.95, span * 1.0001);
+        var under = model.Samples.First(s => s.Frames.Any(f => f.Contains("ObjectManager.")) && s.Frames.Any(f => f.Contains("BinaryFormatter.Deserialize")));
+        Assert.True(under.Frames.ToList().FindIndex(f => f.Contains("BinaryFormatter.Deserialize")) < under.Frames.ToList().FindIndex(f => f.Contains("ObjectManager.")));
+        Assert.NotNull(TraceEvidence.Share(ObjectManager, model, reproduced: false).Share);
+    }
+
+    [Fact]
+    public void TheSpeedscopeWeWriteReadsBackAsTheSameSamples()
+    {
+        var model = MonoLogProfilerBackend.Read(File.ReadLines(Fixture("mono-deserialize-20000.mprof-debug.txt")), "cpu");
+        var back = DotnetTraceBackend.ReadSpeedscope(TracePictures.Speedscope(model, "t"), "cpu");
+        Assert.Equal(model.Samples.Count, back.Samples.Count);
+        Assert.Equal(model.TotalWeight, back.TotalWeight);
+        Assert.Equal(TraceEvidence.Share(ObjectManager, model, true).Share, TraceEvidence.Share(ObjectManager, back, true).Share);
+    }
+
+    [Fact]
+    public void TheFlameGraphNamesTheFramesItDraws()
+    {
+        var model = new TraceModel("cpu", "samples",
+            [new TraceSample(["Main", "Deserialize", "ObjectManager.Fixup<T>"], 3), new TraceSample(["Main", "Parse"], 1)], []);
+        var html = TracePictures.Html(model, "cell & title", "x.speedscope.json");
+        Assert.Contains("<svg", html);
+        Assert.Contains("ObjectManager.Fixup&lt;T&gt; (75.0%", html);
+        Assert.Contains("cell &amp; title", html);
+        Assert.DoesNotContain("<script", html);
+    }
+
+    [Fact]
+    public void MonoProfilerArgumentsGoBeforeTheProgram()
+    {
+        var run = new TraceRun(new TraceCapture("cpu", [], null, 250, [], [], [], null), "/d", "/d/tmp", "trace", Capture.ToolRunner.Instance, "/r");
+        var wrapped = new MonoLogProfilerBackend().Wrap(new Subjects.Launch("/usr/bin/mono", ["--debug", "p.exe", "x"], new Dictionary<string, string>()), run);
+        Assert.Equal(["--profile=log:nodefaults,sample=250,maxframes=64,output=/d/trace.mlpd", "--debug", "p.exe", "x"], wrapped.Args);
+    }
+}

@@ -1,0 +1,212 @@
+using System.Globalization;
+using System.Text.RegularExpressions;
+using Corpus.Harness.Capture.Traces;
+using Corpus.Harness.Json;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>
+/// A share of the samples: of the samples whose stack holds a frame matching Under (all samples when null), the weight
+/// of those with a frame matching Frame at or above it (towards the leaf). Min: at least this share on a reproduced
+/// cell. CleanMax: below this share on a clean cell (the subject that fixed the bug).
+/// </summary>
+/// <param name="Label">What the share is called in key figures ("ObjectManager of deserialize"); default the regexes.</param>
+public sealed record TraceShareSpec(string Frame, string? Under, double? Min, double? CleanMax, string? Label = null)
+{
+    public static TraceShareSpec Read(Fields f)
+    {
+        f.AllowOnly("frame", "under", "min", "cleanMax", "label");
+        var spec = new TraceShareSpec(f.RegexOr("frame", required: true)!, f.RegexOr("under"),
+                                      f.NumberOr("min", null, min: 0, max: 1, above: true), f.NumberOr("cleanMax", null, min: 0, max: 1, above: true),
+                                      f.StringOr("label", null));
+        if (spec.Min is null && spec.CleanMax is null) throw f.Error("give 'min' (reproduced cells), 'cleanMax' (clean cells) or both");
+        return spec;
+    }
+
+    public string Describe => Under is null ? $"/{Frame}/" : $"/{Frame}/ under /{Under}/";
+}
+
+/// <summary>Events matching each regex in turn, in time order (A, then B after it, …), at least Min times.</summary>
+public sealed record TraceSequenceSpec(IReadOnlyList<string> Events, int Min)
+{
+    public static TraceSequenceSpec Read(Fields f)
+    {
+        f.AllowOnly("events", "min");
+        return new TraceSequenceSpec(f.RegexList("events"), f.IntOr("min", 1, min: 1)!.Value);
+    }
+
+    public string Describe => string.Join(" then ", Events.Select(e => $"/{e}/"));
+}
+
+/// <summary>How many events match a regex: at least Min, at most Max (0: none may).</summary>
+public sealed record TraceCountSpec(string Event, int? Min, int? Max)
+{
+    public static TraceCountSpec Read(Fields f)
+    {
+        f.AllowOnly("event", "min", "max");
+        var spec = new TraceCountSpec(f.RegexOr("event", required: true)!, f.IntOr("min", null, min: 0), f.IntOr("max", null, min: 0));
+        if (spec.Min is null && spec.Max is null) throw f.Error("give 'min', 'max' or both");
+        if (spec.Min > spec.Max) throw f.Error($"must not be above max ({spec.Max})", "min");
+        return spec;
+    }
+}
+
+/// <summary>The trace evidence block of a signature: assertions on the cell's trace (capture.trace).</summary>
+public sealed record TraceSpec(IReadOnlyList<TraceShareSpec> Samples, IReadOnlyList<TraceSequenceSpec> Sequences, IReadOnlyList<TraceCountSpec> Counts)
+{
+    public static TraceSpec Read(Fields f)
+    {
+        f.AllowOnly("samples", "sequence", "count");
+        var spec = new TraceSpec(f.Objects("samples", required: false, nonEmpty: false).Select(TraceShareSpec.Read).ToList(),
+                                 f.Objects("sequence", required: false, nonEmpty: false).Select(TraceSequenceSpec.Read).ToList(),
+                                 f.Objects("count", required: false, nonEmpty: false).Select(TraceCountSpec.Read).ToList());
+        if (spec.Samples.Count + spec.Sequences.Count + spec.Counts.Count == 0)
+            throw f.Error("a trace block asserts nothing: give 'samples', 'sequence' or 'count'");
+        return spec;
+    }
+}
+
+/// <param name="Share">Weight with the frame over weight under the root (null: no sample under it).</param>
+/// <param name="Judged">"min" on a reproduced cell, "cleanMax" on a clean one, null when this cell's outcome has no bound.</param>
+public sealed record TraceShareFacts(string Frame, string? Under, double? Share, double Matched, double Total, int SamplesUnder,
+                                     double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example, string Label = "");
+
+/// <param name="Found">The matched events of the first chain, as "t=1.234s text".</param>
+public sealed record TraceSequenceFacts(IReadOnlyList<string> Events, int Min, int Chains, IReadOnlyList<string> Found, bool Holds);
+
+public sealed record TraceCountFacts(string Event, int? Min, int? Max, int Count, IReadOnlyList<string> First, bool Holds);
+
+public sealed record TraceFacts(string? Backend, string Kind, string? File, int Samples, int Events, string Unit,
+                                IReadOnlyList<TraceShareFacts> Shares, IReadOnlyList<TraceSequenceFacts> Sequences,
+                                IReadOnlyList<TraceCountFacts> Counts, string? FlameGraph);
+
+/// <summary>
+/// Trace evidence: the cell's trace (capture.trace) must show the bug where the write-up's trace did: a share of the
+/// samples in the bug's frames, events in order, a count of calls. It judges clean cells too, against the bounds
+/// given for them (cleanMax; sequences and counts only on reproduced cells). A trace that was asked for and is missing
+/// is an error, never a pass.
+/// </summary>
+public sealed class TraceEvidence : IEvidenceCheck
+{
+    public string Key => "trace";
+    public bool OnClean => true;
+    public object ReadSpec(Fields f) => TraceSpec.Read(f);
+
+    public void Validate(CaseSpec cs, Fields c)
+    {
+        if (cs.Trace is null) throw c.Error("a trace signature needs the trace capture ('capture.trace')", "signature.trace");
+        var spec = cs.Signature.Get<TraceSpec>(Key)!;
+        if (spec.Samples.Count > 0 && cs.Trace.Kind is not (TraceCapture.Cpu or TraceCapture.Alloc))
+            throw c.Error($"a share of samples needs a sampling trace (capture.trace.kind 'cpu' or 'alloc', not '{cs.Trace.Kind}')", "signature.trace.samples");
+    }
+
+    /// <summary>Only where the case traces this subject: the other subjects' cells have no trace to read.</summary>
+    public bool Applies(CaseSpec cs, Subject subject) => cs.Signature.Has(Key) && cs.Trace is { } t && t.Traces(subject.Name);
+
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x) => Task.FromResult(Check(x.Case.Signature.Get<TraceSpec>(Key)!, x.Cell.Trace,
+        x.Cell.Traces.LastOrDefault(), x.Case.Trace!, x.Outcome, x.Cell.CaptureErrorsNow(), x.Cell.Metrics));
+
+    public static EvidenceResult Check(TraceSpec spec, TraceModel? trace, TraceRecord? record, TraceCapture capture, Outcome outcome,
+                                       IReadOnlyList<string> captureErrors, IDictionary<string, object>? metrics = null)
+    {
+        const string key = "trace";
+        if (trace is null)
+            return new EvidenceResult(key, EvidenceStatus.Broken,
+                $"the {capture.Kind} trace the signature reads was not taken ({record?.Error ?? string.Join("; ", captureErrors)})")
+                { Facts = new TraceFacts(record?.Backend, capture.Kind, null, 0, 0, "", [], [], [], null) };
+        var reproduced = outcome == Outcome.Reproduced;
+        var shares = spec.Samples.Select(s => Share(s, trace, reproduced)).ToList();
+        var sequences = reproduced ? spec.Sequences.Select(s => Sequence(s, trace)).ToList() : [];
+        var counts = reproduced ? spec.Counts.Select(s => Count(s, trace)).ToList() : [];
+        var facts = new TraceFacts(record?.Backend, capture.Kind, record?.File, trace.Samples.Count, trace.Events.Count, trace.Unit,
+                                   shares, sequences, counts, record?.FlameGraph);
+        var parts = new List<(bool Holds, string Text)>();
+        var figures = new List<string>();
+        foreach (var s in shares)
+        {
+            var pct = s.Share is { } v ? string.Create(CultureInfo.InvariantCulture, $"{v * 100:0}%") : "no samples";
+            var what = s.Under is null ? $"{pct} of samples in /{s.Frame}/" : $"{pct} of {s.SamplesUnder} /{s.Under}/ samples in /{s.Frame}/";
+            figures.Add($"trace {pct} {s.Label}");
+            if (s.Judged is "min") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "≥" : "<")} {s.Min * 100:0}%)"));
+            else if (s.Judged is "cleanMax") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "<" : "≥")} {s.CleanMax * 100:0}% allowed on a clean cell)"));
+            if (s.Share is { } sh) metrics?.TryAdd("trace_share", sh);
+        }
+        foreach (var s in sequences)
+            parts.Add((s.Holds, s.Holds ? $"{s.Chains}× {string.Join(" then ", s.Events.Select(e => $"/{e}/"))} (first: {string.Join(" → ", s.Found)})"
+                                        : $"{s.Chains} of {s.Min} {string.Join(" then ", s.Events.Select(e => $"/{e}/"))} in {trace.Events.Count} events"));
+        foreach (var s in counts)
+            parts.Add((s.Holds, $"{s.Count} events /{s.Event}/{(s.Min is { } mn ? $", min {mn}" : "")}{(s.Max is { } mx ? $", max {mx}" : "")}"));
+        if (parts.Count == 0)
+            return new EvidenceResult(key, EvidenceStatus.NotJudged, $"trace recorded ({string.Join("; ", figures)}); no bound for a {outcome.Name()} cell")
+                { Facts = facts, KeyFigures = figures };
+        var failed = parts.Where(p => !p.Holds).Select(p => p.Text).ToList();
+        var detail = failed.Count == 0 ? $"trace: {string.Join("; ", parts.Select(p => p.Text))}" : $"trace: {string.Join("; ", failed)}";
+        return failed.Count == 0 ? EvidenceResult.Hold(key, detail, facts, [.. figures])
+            : EvidenceResult.Fail(key, outcome == Outcome.Clean ? $"clean by its family, yet the {detail}" : $"the {detail}", facts, [.. figures]);
+    }
+
+    public static TraceShareFacts Share(TraceShareSpec s, TraceModel trace, bool reproduced)
+    {
+        var frame = new Regex(s.Frame);
+        var under = s.Under is null ? null : new Regex(s.Under);
+        double total = 0, matched = 0;
+        var count = 0;
+        IReadOnlyList<string> example = [];
+        foreach (var sample in trace.Samples)
+        {
+            var from = under is null ? 0 : IndexOf(sample.Frames, under, 0);
+            if (from < 0) continue;
+            total += sample.Weight;
+            count++;
+            if (IndexOf(sample.Frames, frame, from) < 0) continue;
+            matched += sample.Weight;
+            if (example.Count == 0) example = sample.Frames.Skip(Math.Max(0, sample.Frames.Count - 8)).ToList();
+        }
+        double? share = total > 0 ? Math.Round(matched / total, 4) : null;
+        var judged = reproduced ? (s.Min is null ? null : "min") : (s.CleanMax is null ? null : "cleanMax");
+        bool? holds = judged switch
+        {
+            "min" => share >= s.Min,
+            "cleanMax" => share is null || share < s.CleanMax,
+            _ => null,
+        };
+        return new TraceShareFacts(s.Frame, s.Under, share, Math.Round(matched, 3), Math.Round(total, 3), count, s.Min, s.CleanMax, judged, holds, example,
+                                   s.Label ?? s.Describe);
+    }
+
+    private static int IndexOf(IReadOnlyList<string> frames, Regex re, int from)
+    {
+        for (var i = from; i < frames.Count; i++) if (re.IsMatch(frames[i])) return i;
+        return -1;
+    }
+
+    public static TraceSequenceFacts Sequence(TraceSequenceSpec s, TraceModel trace)
+    {
+        var res = s.Events.Select(e => new Regex(e)).ToList();
+        var chains = 0;
+        var found = new List<string>();
+        var step = 0;
+        var current = new List<string>();
+        foreach (var e in trace.Ordered)
+        {
+            if (!res[step].IsMatch(e.Text)) continue;
+            current.Add(string.Create(CultureInfo.InvariantCulture, $"t={e.Time:0.000}s {Trim(e.Text)}"));
+            if (++step < res.Count) continue;
+            if (chains++ == 0) found.AddRange(current);
+            (step, current) = (0, []);
+        }
+        return new TraceSequenceFacts(s.Events, s.Min, chains, found, chains >= s.Min);
+    }
+
+    public static TraceCountFacts Count(TraceCountSpec s, TraceModel trace)
+    {
+        var re = new Regex(s.Event);
+        var hits = trace.Ordered.Where(e => re.IsMatch(e.Text)).ToList();
+        var holds = (s.Min is null || hits.Count >= s.Min) && (s.Max is null || hits.Count <= s.Max);
+        return new TraceCountFacts(s.Event, s.Min, s.Max, hits.Count,
+                                   hits.Take(5).Select(e => string.Create(CultureInfo.InvariantCulture, $"t={e.Time:0.000}s {Trim(e.Text)}")).ToList(), holds);
+    }
+
+    private static string Trim(string text) => text.Length <= 160 ? text : text[..157] + "...";
+}
