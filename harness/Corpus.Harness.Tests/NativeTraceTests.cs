@@ -82,6 +82,9 @@ public class NativeTraceTests
         return (trace, marker, run, new FileInfo(data).Length);
     }
 
+    private static string[] TracefsMounts() =>
+        [.. File.ReadLines("/proc/self/mountinfo").Where(l => l.Contains(" - tracefs ")).Select(l => l.Split(' ')[4])];
+
     [Fact]
     public async Task PerfSeesEveryMunmapWhoseDescriptorStaysOpenAtTheMarker()
     {
@@ -90,8 +93,11 @@ public class NativeTraceTests
         {
             var exe = Compile(dir, "leak", LeakProgram);
             var events = PerfTrace.EventArgs(NativeTraceKind.Api);
+            var tracefsBefore = TracefsMounts();
             var (bug, marker, run, bytes) = await Record(dir, exe, ["bug"], events);
             Assert.Equal("exit 0", run.Status);
+            // perf mounted tracefs for the syscall tracepoints in the run's own mount namespace, not on the host.
+            Assert.Equal(tracefsBefore, TracefsMounts());
             Assert.NotNull(marker);
             Assert.InRange(bytes, 1, 4 << 20);
             var leak = MappingLeakTrace.Find(bug, marker);

@@ -132,10 +132,19 @@ public sealed partial class PerfTrace : ITraceBackend
     public static IReadOnlyList<string> RecordArgs(string dataFile, IReadOnlyList<string> events, string program, IReadOnlyList<string> args) =>
         ["record", "-q", "-k", "CLOCK_MONOTONIC", "-o", dataFile, .. events, "--", program, .. args];
 
-    /// <summary>The run launched under perf record; its environment is the program's.</summary>
-    public Launch Wrap(Launch launch, string dataFile, IReadOnlyList<string> events) =>
-        Unavailable is { } why ? throw new PlatformNotSupportedException(why)
-            : launch with { File = Path!, Args = RecordArgs(dataFile, events, launch.File, launch.Args) };
+    /// <summary>
+    /// The run launched under perf record; its environment is the program's. As root, in a mount namespace of its own:
+    /// perf mounts tracefs at /sys/kernel/tracing the first time it needs a syscall tracepoint, and that mount must
+    /// not stay on the host. perf script needs no tracefs: perf.data carries the tracepoints' formats.
+    /// </summary>
+    public Launch Wrap(Launch launch, string dataFile, IReadOnlyList<string> events)
+    {
+        if (Unavailable is { } why) throw new PlatformNotSupportedException(why);
+        var record = RecordArgs(dataFile, events, launch.File, launch.Args);
+        return Environment.UserName == "root" && SubjectKinds.Which("unshare") is { } unshare
+            ? launch with { File = unshare, Args = ["--mount", "--propagation", "private", "--", Path!, .. record] }
+            : launch with { File = Path!, Args = record };
+    }
 
     /// <summary>The fields `perf script` prints, fixed so <see cref="Parse"/> reads every kind the same way.</summary>
     public static IReadOnlyList<string> ScriptArgs(string dataFile) =>
