@@ -86,7 +86,8 @@ public static class TracePictures
         public int Depth => Children.Count == 0 ? 0 : 1 + Children.Values.Max(c => c.Depth);
     }
 
-    private const int Width = 1200, RowHeight = 17;
+    private const int Width = 1200, RowHeight = 17, MaxRows = 100;
+    private const double MinBoxPx = 1.0;
 
     public static string Html(TraceModel model, string title, string speedscopeName)
     {
@@ -137,7 +138,7 @@ public static class TracePictures
     /// <summary>The flame graph as a standalone SVG: root at the bottom, width the share of weight, names in titles and boxes.</summary>
     public static string Svg(Node root, string unit, out int drawn)
     {
-        var depth = Math.Min(root.Depth, 120);
+        var depth = Math.Min(root.Depth, MaxRows);
         var height = (depth + 1) * RowHeight + 4;
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"flamegraph\" width=\"{Width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">");
@@ -146,7 +147,8 @@ public static class TracePictures
         {
             if (level > depth) return;
             var w = root.Weight <= 0 ? 0 : n.Weight / root.Weight * Width;
-            if (w < 0.3) return;
+            // A box under a pixel cannot be seen, and a deep recursion has tens of thousands of them (13 MB of SVG).
+            if (w < MinBoxPx) return;
             var y = height - (level + 1) * RowHeight;
             var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
             var name = WebUtility.HtmlEncode(n.Name);
