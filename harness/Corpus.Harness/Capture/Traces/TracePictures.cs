@@ -87,7 +87,7 @@ public static class TracePictures
     }
 
     private const int Width = 1200, RowHeight = 17, MaxRows = 100;
-    private const double MinBoxPx = 1.0;
+    private const double MinBoxPx = 3.0;
 
     public static string Html(TraceModel model, string title, string speedscopeName)
     {
@@ -147,7 +147,8 @@ public static class TracePictures
         {
             if (level > depth) return;
             var w = root.Weight <= 0 ? 0 : n.Weight / root.Weight * Width;
-            // A box under a pixel cannot be seen, and a deep recursion has tens of thousands of them (13 MB of SVG).
+            // A box of a pixel or two cannot be read, and a deep recursion has tens of thousands of them (13 MB of SVG
+            // at 0.3 px, 8 MB at 1 px for roslyn 4.8.0's parse).
             if (w < MinBoxPx) return;
             var y = height - (level + 1) * RowHeight;
             var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
