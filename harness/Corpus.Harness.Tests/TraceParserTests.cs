@@ -84,6 +84,13 @@ public sealed class TraceParserTests
         var svg = TracePictures.Svg(TracePictures.Node.Of(samples), "samples", out var drawn);
         Assert.InRange(svg.Length, 1000, 1_500_000);
         Assert.InRange(drawn, 100, 20_000);
+        // Cut off at different depths, the stacks share no root: the graph is drawn from the leaf.
+        var model = new TraceModel("cpu", "samples", samples, []);
+        Assert.True(TracePictures.Drawn(model, out _) is var drawnSamples && drawnSamples.Count == 2000);
+        TracePictures.Drawn(model, out var inverted);
+        Assert.True(inverted);
+        TracePictures.Drawn(new TraceModel("cpu", "samples", samples.Select(x => x with { Frames = ["Main", .. x.Frames] }).ToList(), []), out inverted);
+        Assert.False(inverted);
     }
 
     [Fact]
