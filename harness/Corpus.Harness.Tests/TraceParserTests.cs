@@ -74,6 +74,26 @@ public sealed class TraceParserTests
     }
 
     [Fact]
+    public void ADeepRecursionDrawsASmallPicture()
+    {
+        // Roslyn's nested parse: 2000 samples 120 to 220 frames deep, each branch a little different (13 MB of SVG
+        // before boxes under 3 pixels were left out).
+        var random = new Random(7);
+        var samples = Enumerable.Range(0, 2000).Select(_ =>
+            new TraceSample(Enumerable.Range(0, 120 + random.Next(100)).Select(d => $"LanguageParser.Parse{(d + random.Next(3)) % 7}()").ToList())).ToList();
+        var svg = TracePictures.Svg(TracePictures.Node.Of(samples), "samples", out var drawn);
+        Assert.InRange(svg.Length, 1000, 1_500_000);
+        Assert.InRange(drawn, 100, 20_000);
+        // Cut off at different depths, the stacks share no root: the graph is drawn from the leaf.
+        var model = new TraceModel("cpu", "samples", samples, []);
+        Assert.True(TracePictures.Drawn(model, out _) is var drawnSamples && drawnSamples.Count == 2000);
+        TracePictures.Drawn(model, out var inverted);
+        Assert.True(inverted);
+        TracePictures.Drawn(new TraceModel("cpu", "samples", samples.Select(x => x with { Frames = ["Main", .. x.Frames] }).ToList(), []), out inverted);
+        Assert.False(inverted);
+    }
+
+    [Fact]
     public void MonoProfilerArgumentsGoBeforeTheProgram()
     {
         var run = new TraceRun(new TraceCapture("cpu", [], null, 250, [], [], [], null), "/d", "/d/tmp", "trace", Capture.ToolRunner.Instance, "/r");

@@ -26,7 +26,7 @@ public static class TracePictures
         File.WriteAllText(speedscope, Speedscope(model, title));
         File.WriteAllText(html, Html(model, title, Path.GetFileName(speedscope)));
         // The same graph as a picture of its own, for report.md to show beside a sweep's plot.
-        File.WriteAllText(Path.Combine(dir, label + SvgSuffix), Svg(Node.Of(model.Samples), model.Unit, out _));
+        File.WriteAllText(Path.Combine(dir, label + SvgSuffix), Svg(Node.Of(Drawn(model, out _)), model.Unit, out _));
         return (speedscope, html);
     }
 
@@ -86,12 +86,16 @@ public static class TracePictures
         public int Depth => Children.Count == 0 ? 0 : 1 + Children.Values.Max(c => c.Depth);
     }
 
-    private const int Width = 1200, RowHeight = 17;
+    private const int Width = 1200, RowHeight = 17, MaxRows = 100;
+    private const double MinBoxPx = 3.0;
 
     public static string Html(TraceModel model, string title, string speedscopeName)
     {
-        var root = Node.Of(model.Samples);
+        var root = Node.Of(Drawn(model, out var inverted));
         var svg = Svg(root, model.Unit, out var drawn);
+        var how = inverted
+            ? "leaf on top, its callers below (an inverted graph: most stacks were cut off before their root, as EventPipe keeps about 100 frames, so their roots differ)"
+            : "root on top, callees below";
         // The frames that hold the most time, inclusive: the table a reader checks the picture against.
         var inclusive = new Dictionary<string, double>(StringComparer.Ordinal);
         foreach (var s in model.Samples)
@@ -107,7 +111,7 @@ public static class TracePictures
             <style>body{font-family:sans-serif;margin:12px;background:#fff}svg .frame:hover rect{stroke:#000;stroke-width:1}
             svg text{pointer-events:none;fill:#000}table{border-collapse:collapse;font-size:12px}td{padding:1px 8px;font-family:monospace;white-space:nowrap}</style></head>
             <body><h1 style="font-size:16px">{{t}}</h1>
-            <p id="summary">{{model.Samples.Count}} samples ({{root.Weight.ToString("0.##", CultureInfo.InvariantCulture)}} {{model.Unit}}), {{model.Events.Count}} events, {{drawn}} frames drawn; root at the bottom, width is the share of samples. The same samples as <a href="{{WebUtility.HtmlEncode(speedscopeName)}}">speedscope JSON</a>.</p>
+            <p id="summary">{{model.Samples.Count}} samples ({{root.Weight.ToString("0.##", CultureInfo.InvariantCulture)}} {{model.Unit}}), {{model.Events.Count}} events, {{drawn}} frames drawn; {{how}}, width is the share of samples. The same samples as <a href="{{WebUtility.HtmlEncode(speedscopeName)}}">speedscope JSON</a>.</p>
             {{svg}}
             <h2 style="font-size:14px">Frames by inclusive share</h2><table id="top">{{rows}}</table>
             </body></html>
@@ -134,10 +138,22 @@ public static class TracePictures
             ? $"{parts[^2]}..{parts[^1]}" : $"{parts[^2]}.{parts[^1]}";
     }
 
-    /// <summary>The flame graph as a standalone SVG: root at the bottom, width the share of weight, names in titles and boxes.</summary>
+    /// <summary>
+    /// The stacks as drawn: root first, unless no root frame holds half of the weight (stacks cut off in a deep
+    /// recursion start anywhere in it): then leaf first, so the graph grows from where the time was spent.
+    /// </summary>
+    public static IReadOnlyList<TraceSample> Drawn(TraceModel model, out bool inverted)
+    {
+        var total = model.TotalWeight;
+        var top = model.Samples.Where(x => x.Frames.Count > 0).GroupBy(x => x.Frames[0]).Select(g => g.Sum(x => x.Weight)).DefaultIfEmpty(0).Max();
+        inverted = total > 0 && top < total / 2 && model.Samples.Average(x => x.Frames.Count) > 50;
+        return inverted ? model.Samples.Select(x => x with { Frames = x.Frames.Reverse().ToList() }).ToList() : model.Samples;
+    }
+
+    /// <summary>The flame graph as a standalone SVG: root on top (an icicle), width the share of weight, names in titles and boxes.</summary>
     public static string Svg(Node root, string unit, out int drawn)
     {
-        var depth = Math.Min(root.Depth, 120);
+        var depth = Math.Min(root.Depth, MaxRows);
         var height = (depth + 1) * RowHeight + 4;
         var svg = new StringBuilder();
         svg.Append(CultureInfo.InvariantCulture, $"<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"flamegraph\" width=\"{Width}\" height=\"{height}\" font-family=\"monospace\" font-size=\"11\">");
@@ -146,8 +162,11 @@ public static class TracePictures
         {
             if (level > depth) return;
             var w = root.Weight <= 0 ? 0 : n.Weight / root.Weight * Width;
-            if (w < 0.3) return;
-            var y = height - (level + 1) * RowHeight;
+            // A box of a pixel or two cannot be read, and a deep recursion has tens of thousands of them (13 MB of SVG
+            // at 0.3 px, 8 MB at 1 px for roslyn 4.8.0's parse).
+            if (w < MinBoxPx) return;
+            // An icicle: the root (or the leaf of an inverted graph) on top, where a page opens.
+            var y = 2 + level * RowHeight;
             var share = root.Weight <= 0 ? 0 : n.Weight / root.Weight;
             var name = WebUtility.HtmlEncode(n.Name);
             svg.Append(CultureInfo.InvariantCulture,
