@@ -185,16 +185,16 @@ public sealed class PluginSeamTests : IDisposable
         Assert.Equal("twice", cell.Family);
         Assert.Equal(["run0", "run1"], cell.Runs.Select(r => r.Label));
         Assert.Equal(2, cell.Runs[0].Metrics["x"]);
-        // The family said reproduced, but the stacks evidence it asked for was never captured.
+        // The family said reproduced, but the stacks evidence it asked for was never captured: an error, not a verdict.
         Assert.Equal(Outcome.Reproduced, cell.Verdict!.Outcome);
-        Assert.Equal(Outcome.WrongFailure, cell.Outcome);
+        Assert.Equal(Outcome.Error, cell.Outcome);
         Assert.Contains("marker in 2 of 2 runs", cell.Detail);
         Assert.Contains("no stack snapshot was taken", cell.Detail);
         Assert.Equal(["marker 2/2", "stacks 0/0 snapshots"], cell.KeyFigures);
         var facts = System.Text.Json.JsonDocument.Parse(File.ReadAllText(Path.Combine(cell.RecordDir!, "facts.json"))).RootElement;
         Assert.Equal("twice", facts.GetProperty("family").GetProperty("key").GetString());
         Assert.Equal(2, facts.GetProperty("family").GetProperty("facts").GetProperty("seen").GetInt32());
-        Assert.Equal("fails", facts.GetProperty("evidence")[0].GetProperty("status").GetString());
+        Assert.Equal("broken", facts.GetProperty("evidence")[0].GetProperty("status").GetString());
         // Without the registration the block is an unknown field, named.
         var e = Assert.Throws<Json.InputException>(() => Manifest.Load(Path.Combine(_root, "repros", "seam", "repro.json")));
         Assert.Contains("twice", e.Message);

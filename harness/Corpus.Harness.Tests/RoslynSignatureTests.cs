@@ -104,6 +104,23 @@ public sealed class RoslynSignatureTests : IDisposable
     }
 
     [Fact]
+    public void ADumpThatWasNeverTakenIsAnErrorNamingTheCaptureNotAWrongFailure()
+    {
+        // Issue 25: evidence the environment kept from being captured says nothing about the bug.
+        var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "writeup", "bug", "roslyn:2.6.0"), Rerun = "" };
+        cell.CaptureErrors.Add("run: createdump: no createdump beside the runtime");
+        var found = Stacks("writeup", cell);
+        Assert.Equal(EvidenceStatus.Broken, found.Status);
+        Assert.Contains("no stack snapshot was taken (run: createdump: no createdump beside the runtime)", found.Detail);
+        var (outcome, detail) = CellRunner.Compose(new Verdict(Outcome.Reproduced, "hung"), [found]);
+        Assert.Equal(Outcome.Error, outcome);
+        Assert.Contains("createdump", detail);
+        // A capture that was taken but carried no stacks is no verdict either.
+        cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, "snapshot-0.core"), 300L << 20, 1.5, 8.7, [], "no threads read"));
+        Assert.Equal(EvidenceStatus.Broken, Stacks("writeup", cell).Status);
+    }
+
+    [Fact]
     public void TheBuggyCompilersAreDefaultSubjectsWithAReproducedExpectation()
     {
         var expected = ExpectedFile.Load(ExpectedFile.PathFor(RoslynTriggerTests.Root, Repro.Id), Repro);

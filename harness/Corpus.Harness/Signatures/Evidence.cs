@@ -48,9 +48,12 @@ public sealed class StacksEvidence : IEvidenceCheck
                 new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top, t.Frames.First(f => re.IsMatch(f))), figure));
         }
         var facts = new StacksFacts(spec.Frame, withStacks, 0, null, null, []);
-        return Task.FromResult(EvidenceResult.Fail(Key, captures.Count == 0
-            ? $"no stack snapshot was taken ({string.Join("; ", cell.CaptureErrorsNow())})"
-            : $"no snapshot shows /{spec.Frame}/", facts, figure));
+        // No stacks to read says nothing about the bug: the capture broke or never ran, and the cell is an error naming why.
+        if (withStacks == 0)
+            return Task.FromResult(EvidenceResult.Broken(Key, captures.Count == 0
+                ? $"no stack snapshot was taken ({string.Join("; ", cell.CaptureErrorsNow())})"
+                : $"no stack snapshot carried stacks ({string.Join("; ", cell.CaptureErrorsNow())})", facts, figure));
+        return Task.FromResult(EvidenceResult.Fail(Key, $"no snapshot shows /{spec.Frame}/", facts, figure));
     }
 }
 
@@ -86,7 +89,7 @@ public sealed class HeapEvidence : IEvidenceCheck
                 return Task.FromResult(new EvidenceResult(Key, EvidenceStatus.NotJudged, "this subject's captures carry no heap facts")
                     { Facts = new HeapFacts(heap.Type, heap.Count, null, null), KeyFigures = ["heap not judged"] });
             }
-            return Task.FromResult(EvidenceResult.Fail(Key, $"the heap capture the signature needs was not taken ({string.Join("; ", cell.CaptureErrorsNow())})",
+            return Task.FromResult(EvidenceResult.Broken(Key, $"the heap capture the signature needs was not taken ({string.Join("; ", cell.CaptureErrorsNow())})",
                 new HeapFacts(heap.Type, heap.Count, null, null)));
         }
         var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
@@ -130,10 +133,12 @@ public sealed class DoubleFreeEvidence : IEvidenceCheck
     {
         var spec = x.Case.Signature.Get<DoubleFreeSpec>(Key)!;
         var cell = x.Cell;
-        if (x.HitRun is not { } label) return Task.FromResult(EvidenceResult.Fail(Key, "no hit run to read double-free facts from"));
+        if (x.HitRun is not { } label) return Task.FromResult(EvidenceResult.Broken(Key, "no hit run to read double-free facts from"));
         FreelogAnalysis? facts;
         lock (cell.CrashFacts) cell.CrashFacts.TryGetValue(label, out facts);
-        var why = facts is null ? $"no crash facts for {label} ({string.Join("; ", cell.CaptureErrorsNow())})" : facts.Mismatch(spec);
+        if (facts is null)
+            return Task.FromResult(EvidenceResult.Broken(Key, $"the crash capture of {label} gave no free() facts ({string.Join("; ", cell.CaptureErrorsNow())})"));
+        var why = facts.Mismatch(spec);
         if (why is not null) return Task.FromResult(EvidenceResult.Fail(Key, $"not this double free: {why}"));
         var other = facts!.OtherFree(spec)!;
         var aborting = facts.Frees.Last(f => f.Aborting);

@@ -129,7 +129,8 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
     {
         const string key = "lostUpdate";
         var why = Read(spec, cell, label, out var facts, out var ring);
-        if (why is not null) return EvidenceResult.Fail(key, $"no lost update proven: {why}");
+        // Without a ring read the cell says nothing about the bug: an error; a ring read without the update is another failure.
+        if (why is not null) return facts is null ? EvidenceResult.Broken(key, $"no event ring read: {why}") : EvidenceResult.Fail(key, $"no lost update proven: {why}");
         var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
         var all = facts.Lost.Count(spec.Matches);
         var figure = $"LWP {first.Thread} wrote {first.Wrote} over {first.Found} on {first.Object}";

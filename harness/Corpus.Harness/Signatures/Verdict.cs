@@ -49,4 +49,8 @@ public sealed record EvidenceResult(string Key, EvidenceStatus Status, string De
 
     public static EvidenceResult Fail(string key, string detail, object? facts = null, params string[] figures) =>
         new(key, EvidenceStatus.Fails, detail) { Facts = facts, KeyFigures = figures };
+
+    /// <summary>The capture this evidence needs is missing or unreadable: an error, never a verdict about the bug.</summary>
+    public static EvidenceResult Broken(string key, string detail, object? facts = null, params string[] figures) =>
+        new(key, EvidenceStatus.Broken, detail) { Facts = facts, KeyFigures = figures };
 }
