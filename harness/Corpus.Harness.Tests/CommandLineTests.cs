@@ -78,7 +78,7 @@ public sealed class CommandLineTests : IDisposable
         Assert.Contains("wine:PATH", output);
         Assert.Contains("roslyn:PATH: PATH is a version, or Microsoft.CodeAnalysis.CSharp.dll or its folder", output);
         Assert.Contains("roslyn:VERSION", output);
-        foreach (var kind in SubjectKinds.All)
+        foreach (var kind in SubjectKinds.Default.All)
         {
             Assert.Contains(kind.Name, output);
             Assert.All(kind.BuiltInForms, name => Assert.Contains(name, output));
@@ -212,7 +212,7 @@ public sealed class CommandLineTests : IDisposable
     public void UserSubjectCellThatIsNeitherReproducedNorCleanExits1()
     {
         _corpus.Write("a");
-        var mono = Subject.Resolve("mono", _corpus.Root);
+        var mono = SubjectKinds.Default.Resolve("mono", _corpus.Root);
         Assert.Null(mono.Unavailable);   // mono is part of these machines (ci/setup.sh)
         var (exit, output, _) = Corpus("run", "--repro", "a", "--case", "one", "--subject", $"mono:{mono.Path}");
         Assert.Equal(1, exit);
@@ -224,7 +224,7 @@ public sealed class CommandLineTests : IDisposable
     public void OneUnusableSubjectAmongSeveralIsAnInputErrorAndTheOthersRun()
     {
         _corpus.Write("a");
-        var mono = Subject.Resolve("mono", _corpus.Root);
+        var mono = SubjectKinds.Default.Resolve("mono", _corpus.Root);
         Assert.Null(mono.Unavailable);
         var (exit, output, _) = Corpus("run", "--repro", "a", "--case", "one", "--subject", $"mono:/nonexistent/bin/mono,mono:{mono.Path}");
         Assert.Equal(2, exit);

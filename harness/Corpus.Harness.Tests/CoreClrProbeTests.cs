@@ -21,11 +21,11 @@ public sealed class CoreClrProbeTests : IDisposable
         var copy = Path.Combine(_copy, "dotnet");
         Process.Start("cp", ["-a", net8, copy])!.WaitForExit();
 
-        Assert.Null(SubjectKinds.Resolve($"coreclr:{copy}", root).Unavailable);
+        Assert.Null(SubjectKinds.Default.Resolve($"coreclr:{copy}", root).Unavailable);
 
         var fx = Directory.GetDirectories(Path.Combine(copy, "shared", "Microsoft.NETCore.App")).Single();
         File.Delete(Path.Combine(fx, "libSystem.Native.so"));
-        var incomplete = SubjectKinds.Resolve($"coreclr:{copy}", root);
+        var incomplete = SubjectKinds.Default.Resolve($"coreclr:{copy}", root);
         Assert.NotNull(incomplete.Unavailable);
         Assert.Contains("an incomplete dotnet root: a probe program failed", incomplete.Unavailable);
         Assert.Contains($"missing: {Path.Combine(fx, "libSystem.Native.so")}", incomplete.Unavailable);

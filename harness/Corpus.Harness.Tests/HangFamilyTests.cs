@@ -116,8 +116,8 @@ public class HangFamilyTests
         var s = new Subject("wine", new WineKind(), "/usr/bin/wine", "wine-8.0", null);
         Assert.Equal("1", new WineKind().Launch(s, "p.exe", [], new LaunchOptions(env, false, Display: true)).Args[3]);
         Assert.Equal("0", new WineKind().Launch(s, "p.exe", [], new LaunchOptions(env, false)).Args[3]);
-        Assert.True(SubjectKinds.Capabilities("wine-net8").HasFlag(SubjectCapabilities.Display));
-        Assert.False(SubjectKinds.Capabilities("net8").HasFlag(SubjectCapabilities.Display));
+        Assert.True(SubjectKinds.Default.Capabilities("wine-net8").HasFlag(SubjectCapabilities.Display));
+        Assert.False(SubjectKinds.Default.Capabilities("net8").HasFlag(SubjectCapabilities.Display));
     }
 }
 

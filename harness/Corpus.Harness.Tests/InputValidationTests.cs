@@ -242,20 +242,20 @@ public sealed class InputValidationTests : IDisposable
     public void ASubjectIsAskedWhatItCanDoNotWhatItIs()
     {
         var cs = Manifest.Load(Write("caps", Make())).Cases[0];
-        Assert.Null(SubjectKinds.Validate(cs, "mono"));
-        Assert.Equal("program", SubjectKinds.Validate(cs, "linux")?.Field);
-        Assert.Equal("display", SubjectKinds.Validate(cs with { Display = true }, "net10")?.Field);
-        Assert.Null(SubjectKinds.Validate(cs with { Display = true }, "wine-net8"));
-        Assert.Equal("fixture", SubjectKinds.Validate(cs with { Fixture = new FixtureSpec(["a.reg"]) }, "net10")?.Field);
+        Assert.Null(SubjectKinds.Default.Validate(cs, "mono"));
+        Assert.Equal("program", SubjectKinds.Default.Validate(cs, "linux")?.Field);
+        Assert.Equal("display", SubjectKinds.Default.Validate(cs with { Display = true }, "net10")?.Field);
+        Assert.Null(SubjectKinds.Default.Validate(cs with { Display = true }, "wine-net8"));
+        Assert.Equal("fixture", SubjectKinds.Default.Validate(cs with { Fixture = new FixtureSpec(["a.reg"]) }, "net10")?.Field);
         var native = cs with { Program = "cmake:t", TimeTravel = new TimeTravelCapture("s.py", "x", ["linux", "linux-asan"]) };
-        Assert.Null(SubjectKinds.Validate(native, "linux"));
+        Assert.Null(SubjectKinds.Default.Validate(native, "linux"));
         Assert.Equal("subject 'linux-asan' cannot record a run for time travel; subjects that can: linux",
-                     SubjectKinds.Validate(native, "linux-asan")?.Reason);
-        Assert.Null(SubjectKinds.Validate(native with { Fixture = new FixtureSpec(["a.reg"]) }, "windows"));
+                     SubjectKinds.Default.Validate(native, "linux-asan")?.Reason);
+        Assert.Null(SubjectKinds.Default.Validate(native with { Fixture = new FixtureSpec(["a.reg"]) }, "windows"));
         // A user's build is asked the same way, through its kind.
-        var users = Subject.Resolve("mono:/no/such/mono", "/");
+        var users = SubjectKinds.Default.Resolve("mono:/no/such/mono", "/");
         Assert.True(users.IsUsers);
-        Assert.Equal("program", users.Validate(native)?.Field);
+        Assert.Equal("program", users.Validate(native, SubjectKinds.Default)?.Field);
     }
 
     [Fact]
@@ -264,7 +264,7 @@ public sealed class InputValidationTests : IDisposable
         var e = ManifestError(Make(subjects: "[\"mono\", \"net9\"]"));
         Assert.Equal("subjects[1]", e.Field);
         Assert.StartsWith("'net9' is not a built-in subject", e.Problem);
-        Assert.All(SubjectKinds.BuiltInForms, name => Assert.Contains(name, e.Problem));
+        Assert.All(SubjectKinds.Default.BuiltInForms, name => Assert.Contains(name, e.Problem));
         Assert.Contains("roslyn:VERSION", e.Problem);
     }
 

@@ -122,7 +122,7 @@ public sealed class LostUpdateEvidenceTests : IDisposable
         Assert.EndsWith(Path.Combine("harness", "native", "eventring", "eventring.py"), m.Cases[0].Signature.Get<LostUpdateSpec>("lostUpdate")!.Script);
         var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
                                     new Builder(_root, ToolRunner.Instance), ToolRunner.Instance);
-        var linux = SubjectKinds.Resolve("linux", _root);
+        var linux = SubjectKinds.Default.Resolve("linux", _root);
         var bug = await runner.RunAsync(m, m.Cases[0], "bug", linux, null);
         Assert.True(bug.Outcome == Outcome.Reproduced, bug.Detail + string.Join("; ", bug.CaptureErrors));
         Assert.Contains("writing back 1 over 2", bug.Detail);

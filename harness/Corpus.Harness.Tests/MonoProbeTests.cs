@@ -23,7 +23,7 @@ public sealed class MonoProbeTests : IDisposable
         File.SetUnixFileMode(copied, File.GetUnixFileMode(copied) | UnixFileMode.UserExecute);
         Directory.CreateSymbolicLink(Path.Combine(_copy, "lib", "mono"), "/usr/lib/mono");
 
-        var incomplete = SubjectKinds.Resolve($"mono:{copied}", RoslynTriggerTests.Root);
+        var incomplete = SubjectKinds.Default.Resolve($"mono:{copied}", RoslynTriggerTests.Root);
         Assert.NotNull(incomplete.Unavailable);
         Assert.Contains("an incomplete Mono: a probe program failed", incomplete.Unavailable);
         Assert.Contains("System.Native", incomplete.Unavailable);
@@ -35,6 +35,6 @@ public sealed class MonoProbeTests : IDisposable
             File.Copy(so, Path.Combine(_copy, "lib", Path.GetFileName(so)));
         Directory.CreateDirectory(Path.Combine(_copy, "etc", "mono"));
         File.Copy("/etc/mono/config", Path.Combine(_copy, "etc", "mono", "config"));
-        Assert.Null(SubjectKinds.Resolve($"mono:{copied}", RoslynTriggerTests.Root).Unavailable);
+        Assert.Null(SubjectKinds.Default.Resolve($"mono:{copied}", RoslynTriggerTests.Root).Unavailable);
     }
 }

@@ -19,12 +19,12 @@ public sealed class PluginSeamTests : IDisposable
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
     /// <summary>A kind whose "program" is a shell script, with a per-cell isolation that adds to the environment.</summary>
-    private sealed class ScriptKind : ISubjectKind
+    private sealed class ScriptKind(string name = "script", string builtIn = "sh", string prefix = "script") : ISubjectKind
     {
         public int Isolated, Released;
-        public string Name => "script";
-        public IReadOnlyList<string> BuiltIns => ["sh"];
-        public IReadOnlyList<string> UserPrefixes => ["script"];
+        public string Name => name;
+        public IReadOnlyList<string> BuiltIns => [builtIn];
+        public IReadOnlyList<string> UserPrefixes => [prefix];
         public string UserPathMeaning => "a POSIX shell";
         public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
 
@@ -93,7 +93,7 @@ public sealed class PluginSeamTests : IDisposable
     public async Task EnvReachesEveryRunAndIsRecordedWithTheReRunLine()
     {
         var m = WriteRepro("echo \"knob=$SEAM_KNOB\"", """{ "process": { "exit": "zero", "output": ["knob=a,b"] } }""");
-        var subject = SubjectKinds.Resolve("sh", _root, [new ScriptKind()]);
+        var subject = new SubjectKinds([new ScriptKind()]).Resolve("sh", _root);
         var env = new Dictionary<string, string> { ["SEAM_KNOB"] = "a,b" };
         var cell = await Runner(env: env).RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
@@ -109,7 +109,7 @@ public sealed class PluginSeamTests : IDisposable
         var kind = new ScriptKind();
         var m = WriteRepro("echo \"variant=$1 prefix=$SEAM_PREFIX\"; echo boom >&2; exit 3",
                            """{ "process": { "exit": "nonzero", "output": ["variant=bug prefix=private", "boom"] } }""");
-        var subject = SubjectKinds.Resolve("sh", _root, [kind]);
+        var subject = new SubjectKinds([kind]).Resolve("sh", _root);
         var cell = await Runner().RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
         Assert.Equal("script shell /bin/sh", cell.Metrics["runtime"]);
@@ -124,7 +124,7 @@ public sealed class PluginSeamTests : IDisposable
     public async Task ASweepWhoseProgramSaysItCannotRunIsUnsupportedWithItsReason()
     {
         var m = WriteRepro("echo 'REPRO-UNSUPPORTED this runtime removed the API'; exit 3", Sweep, args: "\"{n}\"");
-        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("sh", _root, [new ScriptKind()]), null);
+        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", new SubjectKinds([new ScriptKind()]).Resolve("sh", _root), null);
         Assert.Equal(Outcome.Unsupported, cell.Outcome);
         Assert.Contains("this runtime removed the API", cell.Detail);
         Assert.Single(cell.Runs);
@@ -135,20 +135,37 @@ public sealed class PluginSeamTests : IDisposable
     public async Task TheSameDeathWithoutTheLineIsNotUnsupported()
     {
         var m = WriteRepro("echo 'PlatformNotSupportedException: removed' >&2; exit 3", Sweep, args: "\"{n}\"");
-        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("sh", _root, [new ScriptKind()]), null);
+        var cell = await Runner().RunAsync(m, m.Cases[0], "bug", new SubjectKinds([new ScriptKind()]).Resolve("sh", _root), null);
         Assert.NotEqual(Outcome.Unsupported, cell.Outcome);
     }
 
     [Fact]
     public void UserSpecsOfAKindResolveThroughItAndBadOnesNameTheProblem()
     {
-        var kinds = new ISubjectKind[] { new ScriptKind() };
-        Assert.Equal("/bin/sh", SubjectKinds.Resolve("script:/bin/sh", _root, kinds).Path);
-        Assert.Contains("no such file", SubjectKinds.Resolve("script:/nonexistent/sh", _root, kinds).Unavailable);
-        Assert.Contains("is empty", Assert.Throws<ArgumentException>(() => SubjectKinds.Resolve("script:", _root, kinds)).Message);
-        var unknown = Assert.Throws<ArgumentException>(() => SubjectKinds.Resolve("wine:/x", _root, kinds)).Message;
+        var kinds = new SubjectKinds([new ScriptKind()]);
+        Assert.Equal("/bin/sh", kinds.Resolve("script:/bin/sh", _root).Path);
+        Assert.Contains("no such file", kinds.Resolve("script:/nonexistent/sh", _root).Unavailable);
+        Assert.Contains("is empty", Assert.Throws<ArgumentException>(() => kinds.Resolve("script:", _root)).Message);
+        var unknown = Assert.Throws<ArgumentException>(() => kinds.Resolve("wine:/x", _root)).Message;
         Assert.Contains("unknown subject kind 'wine'", unknown);
         Assert.Contains("script", unknown);
+    }
+
+    [Fact]
+    public void KindsAreRegisteredOnceAndRefuseASecondOwnerOfANamePrefixOrBuiltIn()
+    {
+        var kinds = SubjectKinds.Default.With(new ScriptKind());
+        Assert.Contains("sh", kinds.BuiltIns);
+        Assert.IsType<ScriptKind>(kinds.Owner("sh"));
+        Assert.IsType<ScriptKind>(kinds.ForPrefix("script"));
+        Assert.DoesNotContain("sh", SubjectKinds.Default.BuiltIns);   // the built-ins are left as they were
+        Assert.Contains("both answer to 'script'",
+                        Assert.Throws<ArgumentException>(() => kinds.With(new ScriptKind(builtIn: "bash"))).Message);
+        Assert.Contains("both answer to 'dotnet'",
+                        Assert.Throws<ArgumentException>(() => kinds.With(new ScriptKind("other", "other", "dotnet"))).Message);
+        // net:VERSION is the coreclr kind's open form, so no other kind may list one of its names.
+        Assert.Contains("both own the built-in subject 'net:8.0.10'",
+                        Assert.Throws<ArgumentException>(() => kinds.With(new ScriptKind("other", "net:8.0.10", "other"))).Message);
     }
 
     /// <summary>A family of its own manifest block: runs `times` times, reproduced when every run printed the marker.</summary>
@@ -180,7 +197,7 @@ public sealed class PluginSeamTests : IDisposable
         var families = SignatureFamilies.Default.With(new TwiceFamily());
         var m = WriteRepro("echo 'REPRO-REACHED here'; echo 'METRIC {\"x\": 2}'",
                            """{ "twice": { "times": 2 }, "stacks": { "frame": "NeverSeen" } }""", families);
-        var subject = SubjectKinds.Resolve("sh", _root, [new ScriptKind()]);
+        var subject = new SubjectKinds([new ScriptKind()]).Resolve("sh", _root);
         var cell = await Runner(families).RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal("twice", cell.Family);
         Assert.Equal(["run0", "run1"], cell.Runs.Select(r => r.Label));

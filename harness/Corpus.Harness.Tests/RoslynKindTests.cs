@@ -63,7 +63,7 @@ public sealed class RoslynKindTests : IDisposable
         foreach (var f in Directory.GetFiles(dir, "*.dll")) File.Copy(f, Path.Combine(copy, Path.GetFileName(f)));
         foreach (var spec in new[] { copy, Path.Combine(copy, "Microsoft.CodeAnalysis.CSharp.dll") })
         {
-            var s = SubjectKinds.Resolve("roslyn:" + spec, _root);
+            var s = SubjectKinds.Default.Resolve("roslyn:" + spec, _root);
             Assert.Null(s.Unavailable);
             Assert.True(s.IsUsers);
             Assert.Equal(copy, s.Path);
@@ -77,7 +77,7 @@ public sealed class RoslynKindTests : IDisposable
     [InlineData("/tmp", "no Microsoft.CodeAnalysis.CSharp.dll there")]
     public void AnUnusablePathSaysWhy(string path, string message)
     {
-        var s = SubjectKinds.Resolve("roslyn:" + path, _root);
+        var s = SubjectKinds.Default.Resolve("roslyn:" + path, _root);
         Assert.Contains(message, s.Unavailable);
     }
 
@@ -86,13 +86,13 @@ public sealed class RoslynKindTests : IDisposable
     {
         var kind = new RoslynKind();
         // No list of versions in C#: any version a manifest names is built in, and is restored by its first cell.
-        Assert.True(SubjectKinds.IsBuiltIn("roslyn:4.8.0"));
-        Assert.True(SubjectKinds.IsBuiltIn("roslyn:9.87.6"));
-        Assert.True(SubjectKinds.IsBuiltIn("roslyn:5.0.0-2.final"));
-        Assert.False(SubjectKinds.IsBuiltIn("roslyn:4.8"));
-        Assert.False(SubjectKinds.IsBuiltIn("roslyn:/opt/roslyn"));
-        Assert.DoesNotContain(Subject.BuiltIn, n => n.StartsWith("roslyn:"));
-        Assert.Contains("roslyn:VERSION", SubjectKinds.BuiltInForms);
+        Assert.True(SubjectKinds.Default.IsBuiltIn("roslyn:4.8.0"));
+        Assert.True(SubjectKinds.Default.IsBuiltIn("roslyn:9.87.6"));
+        Assert.True(SubjectKinds.Default.IsBuiltIn("roslyn:5.0.0-2.final"));
+        Assert.False(SubjectKinds.Default.IsBuiltIn("roslyn:4.8"));
+        Assert.False(SubjectKinds.Default.IsBuiltIn("roslyn:/opt/roslyn"));
+        Assert.DoesNotContain(SubjectKinds.Default.BuiltIns, n => n.StartsWith("roslyn:"));
+        Assert.Contains("roslyn:VERSION", SubjectKinds.Default.BuiltInForms);
         Assert.Equal(ProgramType.CompilerRunner, ProgramTypes.Runs(kind.Capabilities("roslyn:4.8.0")));
         Assert.True(kind.UnavailableIsUnchecked);
         var s = new Subject("roslyn:4.8.0", kind, "/x", "4.8.0", null);

@@ -26,16 +26,16 @@ public sealed class RuntimeVersionTests : IDisposable
     public void NetVersionIsAnOpenFormOfCoreClr(string name, bool owned)
     {
         Assert.Equal(owned, new CoreClrKind().Owns(name));
-        Assert.Equal(owned, SubjectKinds.Owner(name) is CoreClrKind);
+        Assert.Equal(owned, SubjectKinds.Default.Owner(name) is CoreClrKind);
     }
 
     [Fact]
     public void WineNetVersionIsAnOpenFormOfWineDotnetAndBothAreListed()
     {
-        Assert.IsType<WineDotnetKind>(SubjectKinds.Owner("wine-net:9.0.22"));
-        Assert.Null(SubjectKinds.Owner("wine-net:x"));
-        Assert.Contains("net:VERSION", SubjectKinds.BuiltInForms);
-        Assert.Contains("wine-net:VERSION", SubjectKinds.BuiltInForms);
+        Assert.IsType<WineDotnetKind>(SubjectKinds.Default.Owner("wine-net:9.0.22"));
+        Assert.Null(SubjectKinds.Default.Owner("wine-net:x"));
+        Assert.Contains("net:VERSION", SubjectKinds.Default.BuiltInForms);
+        Assert.Contains("wine-net:VERSION", SubjectKinds.Default.BuiltInForms);
     }
 
     [Theory]

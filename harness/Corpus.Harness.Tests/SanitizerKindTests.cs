@@ -16,9 +16,9 @@ public sealed class SanitizerKindTests : IDisposable
     [Fact]
     public void TheRegistryKnowsBothSubjects()
     {
-        Assert.Contains("linux-asan", SubjectKinds.BuiltIns);
-        Assert.Contains("linux-tsan", SubjectKinds.BuiltIns);
-        Assert.IsType<SanitizerKind>(SubjectKinds.Resolve("linux-tsan", _root).Kind);
+        Assert.Contains("linux-asan", SubjectKinds.Default.BuiltIns);
+        Assert.Contains("linux-tsan", SubjectKinds.Default.BuiltIns);
+        Assert.IsType<SanitizerKind>(SubjectKinds.Default.Resolve("linux-tsan", _root).Kind);
     }
 
     [Fact]
@@ -88,12 +88,12 @@ public sealed class SanitizerKindTests : IDisposable
                 return 0;
             }
             """, "AddressSanitizer: heap-use-after-free");
-        var bug = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("linux-asan", _root), null);
+        var bug = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Default.Resolve("linux-asan", _root), null);
         Assert.True(bug.Outcome == Outcome.Reproduced, bug.Detail);
         Assert.Contains("-fsanitize=address", (string)bug.Metrics["runtime"]);
         Assert.True(Directory.Exists(Path.Combine(_root, "build", "san", "cmake-address")));
         // The same program, uninstrumented: the freed int is still readable, so it exits normally.
-        var plain = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Resolve("linux", _root), null);
+        var plain = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Default.Resolve("linux", _root), null);
         Assert.Equal(Outcome.Clean, plain.Outcome);
     }
 
@@ -115,7 +115,7 @@ public sealed class SanitizerKindTests : IDisposable
                 return 0;
             }
             """, "ThreadSanitizer: data race");
-        var tsan = SubjectKinds.Resolve("linux-tsan", _root);
+        var tsan = SubjectKinds.Default.Resolve("linux-tsan", _root);
         var bug = await Runner().RunAsync(m, m.Cases[0], "bug", tsan, null);
         Assert.True(bug.Outcome == Outcome.Reproduced, bug.Detail);
         var fix = await Runner().RunAsync(m, m.Cases[0], "fix", tsan, null);

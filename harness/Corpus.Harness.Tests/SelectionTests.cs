@@ -1,6 +1,7 @@
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
+using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Tests;
 
@@ -15,7 +16,7 @@ public sealed class SelectionTests : IDisposable
     {
         static IReadOnlyList<string> L(string s) => s.Split(',', StringSplitOptions.RemoveEmptyEntries);
         return Selection.Build(Catalog.Load(_corpus.Root), new Filter(L(repros), L(cases), L(variants), L(subjects), L(exclude)),
-                               spec => Subject.Resolve(spec, _corpus.Root));
+                               spec => SubjectKinds.Default.Resolve(spec, _corpus.Root), SubjectKinds.Default);
     }
 
     private string SelectError(string repros = "", string cases = "", string variants = "", string exclude = "") =>

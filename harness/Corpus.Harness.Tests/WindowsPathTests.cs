@@ -153,12 +153,12 @@ public class WindowsPathTests
     {
         var m = Manifest.Load(Path.Combine(RepoRoot, "repros", "filemapping-leak", "repro.json"));
         var cs = m.Cases.Single(c => c.Id == "win32");
-        var windows = Subject.Resolve("windows", RepoRoot);
+        var windows = SubjectKinds.Default.Resolve("windows", RepoRoot);
         var cross = Assert.IsType<CmakeBuild>(windows.Kind.CrossBuild(windows, m, cs));
         // The same flavor and program as on Windows, so a Windows harness finds the cross build up to date.
         var native = windows.Kind.Recipe(windows, m, cs);
         Assert.Equal((native.Flavor, native.ProgramPath(m, "/b")), (cross.Flavor, cross.ProgramPath(m, "/b")));
-        var linux = Subject.Resolve("linux", RepoRoot);
+        var linux = SubjectKinds.Default.Resolve("linux", RepoRoot);
         Assert.Null(linux.Kind.CrossBuild(linux, m, m.Cases.Single(c => c.Id == "cpp-memfd")));
     }
 

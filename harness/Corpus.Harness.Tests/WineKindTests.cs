@@ -14,7 +14,7 @@ public sealed class WineKindTests : IDisposable
     {
         foreach (var name in new[] { "wine", "wine-win10", "wine-net10", "wine-net8" })
         {
-            var s = SubjectKinds.Resolve(name, _root);
+            var s = SubjectKinds.Default.Resolve(name, _root);
             Assert.NotNull(s.Unavailable);
             Assert.True(s.Unavailable!.Contains("wine is not installed") || s.Unavailable.Contains("no Wine template prefix"), s.Unavailable);
         }
@@ -24,11 +24,11 @@ public sealed class WineKindTests : IDisposable
     public void AUsersWineMustExistAndHaveAWineserverBesideIt()
     {
         if (OperatingSystem.IsWindows()) return;
-        Assert.Contains("no such file", SubjectKinds.Resolve("wine:/nonexistent/bin/wine", _root).Unavailable);
+        Assert.Contains("no such file", SubjectKinds.Default.Resolve("wine:/nonexistent/bin/wine", _root).Unavailable);
         var lone = Path.Combine(_root, "wine");
         File.WriteAllText(lone, "#!/bin/sh\necho wine-9.0\n");
         File.SetUnixFileMode(lone, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
-        Assert.Contains("no wineserver beside it", SubjectKinds.Resolve($"wine:{lone}", _root).Unavailable);
+        Assert.Contains("no wineserver beside it", SubjectKinds.Default.Resolve($"wine:{lone}", _root).Unavailable);
     }
 
     [Fact]

@@ -11,14 +11,14 @@ namespace Corpus.Harness;
 /// <summary>
 /// The commands and options of `corpus`, declared once for System.CommandLine: it parses them and generates each
 /// command's help (`corpus run --help`) and the shell completions of the [suggest] directive (dotnet-suggest). The
-/// subjects in the help and the completions come from <see cref="SubjectKinds.All"/>, so they follow the kinds.
+/// subjects in the help and the completions come from the run's <see cref="SubjectKinds"/>, so they follow the kinds.
 /// </summary>
 internal static class Cli
 {
-    public static readonly RootCommand Root = Build();
-
-    private static RootCommand Build()
+    /// <summary>The commands, with the subjects of these kinds in their help and completions.</summary>
+    private static RootCommand Build(SubjectKinds kinds)
     {
+        IEnumerable<string> SubjectCompletions() => Completions(kinds);
         Option RootDir() => Value("root", "DIR", "the corpus checkout (default: found upward from the current folder)");
         Option Repro() => List("repro", "ID[,ID]", "only these repros");
         Option Case() => List("case", "ID[,ID]", "only these cases");
@@ -78,7 +78,7 @@ internal static class Cli
             new Command("selftest-child") { Hidden = true, Options = { Value("mode", "MODE", ""), Value("dir", "DIR", "") } },
         };
         var help = root.Options.OfType<HelpOption>().Single();
-        help.Action = new HelpWithSubjects((SynchronousCommandLineAction)help.Action!);
+        help.Action = new HelpWithSubjects((SynchronousCommandLineAction)help.Action!, kinds);
         return root;
     }
 
@@ -122,15 +122,15 @@ internal static class Cli
         return o;
     }
 
-    private static IEnumerable<string> SubjectCompletions() =>
-        [.. SubjectKinds.BuiltIns, .. SubjectKinds.All.SelectMany(k => k.UserPrefixes).Distinct().Select(p => p + ":")];
+    private static IEnumerable<string> Completions(SubjectKinds kinds) =>
+        [.. kinds.BuiltIns, .. kinds.All.SelectMany(k => k.UserPrefixes).Distinct().Select(p => p + ":")];
 
     /// <summary>The subjects section of the help: every kind's built-in names and the KIND:PATH forms it takes.</summary>
-    internal static string SubjectHelp()
+    internal static string SubjectHelp(SubjectKinds kinds)
     {
         var text = new StringBuilder("Subjects (from the subject kinds; a built-in name, or KIND:PATH for your build):\n");
-        var width = SubjectKinds.All.Max(k => k.Name.Length) + 2;
-        foreach (var kind in SubjectKinds.All)
+        var width = kinds.All.Max(k => k.Name.Length) + 2;
+        foreach (var kind in kinds.All)
         {
             text.Append($"  {kind.Name.PadRight(width)}{string.Join(", ", kind.BuiltInForms)}\n");
             if (kind.UserPrefixes.Count > 0)
@@ -149,33 +149,36 @@ internal static class Cli
         """;
 
     /// <summary>The generated help, then the subjects (for commands that take them) and the exit codes.</summary>
-    private sealed class HelpWithSubjects(SynchronousCommandLineAction generated) : SynchronousCommandLineAction
+    private sealed class HelpWithSubjects(SynchronousCommandLineAction generated, SubjectKinds kinds) : SynchronousCommandLineAction
     {
         public override int Invoke(ParseResult result)
         {
             var exit = generated.Invoke(result);
             var output = result.InvocationConfiguration.Output;
             var command = result.CommandResult.Command;
-            if (command.Options.Any(o => o.Name is "--subject" or "--subjects" or "--base")) output.WriteLine(SubjectHelp());
+            if (command.Options.Any(o => o.Name is "--subject" or "--subjects" or "--base")) output.WriteLine(SubjectHelp(kinds));
             if (command is RootCommand || command.Name == "run") output.Write(ExitHelp);
             return exit;
         }
     }
 
     /// <summary>Writes the help of a command (the root's for null) to a writer.</summary>
-    public static void WriteHelp(string? command, TextWriter to) =>
-        Root.Parse(command is null ? ["--help"] : [command, "--help"]).Invoke(new InvocationConfiguration { Output = to, Error = to });
+    public static void WriteHelp(string? command, TextWriter to, SubjectKinds kinds) =>
+        Build(kinds).Parse(command is null ? ["--help"] : [command, "--help"]).Invoke(new InvocationConfiguration { Output = to, Error = to });
 
-    public static ParseResult Parse(string[] argv) =>
+    public static ParseResult Parse(string[] argv, SubjectKinds kinds)
+    {
+        var root = Build(kinds);
         // No response files: an argument that starts with '@' is a value. `--subject=` is an empty value (not given),
         // where System.CommandLine would take the next argument as the value.
-        Root.Parse([.. CommandFirst(argv).SelectMany(a => a.StartsWith("--") && a.IndexOf('=') == a.Length - 1 ? [a[..^1], ""] : new[] { a })],
-                   new ParserConfiguration { ResponseFileTokenReplacer = null });
+        return root.Parse([.. CommandFirst(root, argv).SelectMany(a => a.StartsWith("--") && a.IndexOf('=') == a.Length - 1 ? [a[..^1], ""] : new[] { a })],
+                          new ParserConfiguration { ResponseFileTokenReplacer = null });
+    }
 
     /// <summary>Options may come before the command (`corpus --root DIR validate`): the command word moves to the front.</summary>
-    private static string[] CommandFirst(string[] argv)
+    private static string[] CommandFirst(RootCommand root, string[] argv)
     {
-        var flags = Root.Subcommands.SelectMany(c => c.Options).OfType<Option<bool>>().Select(o => o.Name).Append("--help").ToHashSet();
+        var flags = root.Subcommands.SelectMany(c => c.Options).OfType<Option<bool>>().Select(o => o.Name).Append("--help").ToHashSet();
         var start = argv.TakeWhile(a => a.StartsWith('[')).Count();   // directives such as [suggest:N]
         for (var i = start; i < argv.Length; i++)
         {
@@ -206,7 +209,7 @@ internal sealed class Args
     public string Command { get; private set; } = "";
 
     /// <summary>A UsageException for what System.CommandLine could not take, in words that say which option and what instead.</summary>
-    public static Args Parse(string[] argv) => From(Cli.Parse(argv));
+    public static Args Parse(string[] argv, SubjectKinds? kinds = null) => From(Cli.Parse(argv, kinds ?? SubjectKinds.Default));
 
     public static Args From(ParseResult result)
     {

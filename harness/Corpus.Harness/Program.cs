@@ -6,6 +6,7 @@ using Corpus.Harness.Model;
 using Corpus.Harness.Report;
 using Corpus.Harness.Runner;
 using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness;
 
@@ -13,10 +14,13 @@ public static class Program
 {
     public static async Task<int> Main(string[] argv)
     {
+        // The one source of signature families and subject kinds: every command is handed these.
+        var families = SignatureFamilies.Default;
+        var kinds = SubjectKinds.Default;
         string? command = null;
         try
         {
-            var parsed = Cli.Parse(argv);
+            var parsed = Cli.Parse(argv, kinds);
             // Help (`corpus run --help`) and directives ([suggest] for shell completion) answer themselves.
             if (Cli.AnswersItself(parsed)) return Cli.Answer(parsed);
             var args = Args.From(parsed);
@@ -30,20 +34,21 @@ public static class Program
             if (!OperatingSystem.IsWindows()) KeepTempInCorpus(root);
             return args.Command switch
             {
-                "run" => await RunAsync(root, args),
-                "validate" => Validate(root),
-                "subjects" => Subjects(root, args.List("subject")),
+                "run" => await RunAsync(root, args, families, kinds),
+                "validate" => Validate(root, families, kinds),
+                "subjects" => Subjects(root, args.List("subject"), kinds),
                 "list" => CellList.Write(root, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
                                                           args.List("subject"), args.List("exclude-tag")),
-                                         args.Has("json"), Console.Out, Console.Error),
+                                         args.Has("json"), Console.Out, Console.Error, families, kinds),
                 "clean" => Clean(root),
                 "merge" => MergeCommand.Run(root, args, Console.Out),
                 "durations" => ShardCommand.Record(root, args, Console.Out),
-                "bisect" => await BisectCommand.RunAsync(root, args, SignatureFamilies.Default),
-                "compare" => await Compare.RunAsync(root, args, SignatureFamilies.Default),
-                "matrix" => await RunAsync(root, args, (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code)),
+                "bisect" => await BisectCommand.RunAsync(root, args, families, kinds),
+                "compare" => await Compare.RunAsync(root, args, families, kinds),
+                "matrix" => await RunAsync(root, args, families, kinds,
+                                           (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code, kinds)),
                 "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
-                                                          m => Console.Error.WriteLine(m)),
+                                                          families, kinds, m => Console.Error.WriteLine(m)),
                 _ => throw new ArgumentException($"unknown command '{args.Command}'"),
             };
         }
@@ -56,7 +61,7 @@ public static class Program
         {
             Console.Error.WriteLine($"corpus: {e.Message}");
             Console.Error.WriteLine();
-            Cli.WriteHelp(e is UsageException u ? u.Command : command, Console.Error);
+            Cli.WriteHelp(e is UsageException u ? u.Command : command, Console.Error, kinds);
             return RunExit.InputError;
         }
     }
@@ -90,9 +95,9 @@ public static class Program
         return null;
     }
 
-    private static int Validate(string root)
+    private static int Validate(string root, SignatureFamilies families, SubjectKinds kinds)
     {
-        var catalog = Catalog.Load(root);
+        var catalog = Catalog.Load(root, families, kinds);
         foreach (var e in catalog.Entries)
             Console.WriteLine($"ok  {e.Manifest.Id}: {e.Manifest.Cases.Count} cases, {e.Expected.Count} expected cells");
         foreach (var e in catalog.Errors) Console.Error.WriteLine($"ERROR {e}");
@@ -100,12 +105,12 @@ public static class Program
     }
 
     /// <summary>Every built-in subject, or the ones given (an open form or KIND:PATH too, provisioned as a cell would); exit 2 when a given one is unusable.</summary>
-    private static int Subjects(string root, IReadOnlyList<string> given)
+    private static int Subjects(string root, IReadOnlyList<string> given, SubjectKinds kinds)
     {
         var unusable = 0;
-        foreach (var name in given.Count > 0 ? given : Subject.BuiltIn)
+        foreach (var name in given.Count > 0 ? given : kinds.BuiltIns)
         {
-            var s = Subject.Resolve(name, root);
+            var s = kinds.Resolve(name, root);
             Console.WriteLine(s.Unavailable is null
                 ? $"{s.Name,-6} {s.Kind.Name,-7} {s.Version ?? "",-8} {s.Path}"
                 : $"{s.Name,-6} unavailable: {s.Unavailable}");
@@ -114,7 +119,7 @@ public static class Program
         if (given.Count > 0) return unusable > 0 ? RunExit.InputError : RunExit.Ok;
         // An open form (roslyn:VERSION) names too many subjects to resolve here; each is provisioned by its first cell,
         // or by `corpus subjects --subject roslyn:4.5.0`.
-        foreach (var form in Corpus.Harness.Subjects.SubjectKinds.BuiltInForms.Except(Subject.BuiltIn))
+        foreach (var form in kinds.BuiltInForms.Except(kinds.BuiltIns))
             Console.WriteLine($"{form}: any, provisioned when a cell first needs it (or by --subject {form})");
         return 0;
     }
@@ -126,7 +131,7 @@ public static class Program
     }
 
     /// <param name="then">What a command built on run does with its cells (matrix); it decides the exit code.</param>
-    private static async Task<int> RunAsync(string root, Args args,
+    private static async Task<int> RunAsync(string root, Args args, SignatureFamilies families, SubjectKinds kinds,
                                             Func<string, string, IReadOnlyList<PlannedCell>, IReadOnlyList<CellResult>, int, int>? then = null)
     {
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
@@ -134,8 +139,7 @@ public static class Program
         Supervisor.UseLedger(ledgerDir);
         using var signals = Interrupt.Register();
         // Validation first: a broken repro is reported and skipped, the others run.
-        var families = SignatureFamilies.Default;
-        var catalog = Catalog.Load(root, families);
+        var catalog = Catalog.Load(root, families, kinds);
         int? forceRuns = args.Get("runs") is { } r
             ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
             : null;
@@ -146,15 +150,15 @@ public static class Program
         Subject Resolve(string spec)
         {
             if (subjectCache.TryGetValue(spec, out var known)) return known;
-            try { return subjectCache[spec] = ResolveSubject(spec, root); }
+            try { return subjectCache[spec] = ResolveSubject(spec, root, kinds); }
             catch (InputException e) when (givenSubjects.Count > 1 && givenSubjects.Contains(spec))
             {
                 unusable[spec] = e.Message;
-                return subjectCache[spec] = Subject.Resolve(spec, root);
+                return subjectCache[spec] = kinds.Resolve(spec, root);
             }
         }
         var selection = Selection.Build(catalog,
-            new Filter(args.List("repro"), args.List("case"), args.List("variant"), givenSubjects, args.List("exclude-tag")), Resolve);
+            new Filter(args.List("repro"), args.List("case"), args.List("variant"), givenSubjects, args.List("exclude-tag")), Resolve, kinds);
         // A given subject that cannot be provisioned here (a compiler version NuGet lacks) and that no selected cell
         // expects anything of cannot be judged: an input error too, not a row of unsupported cells.
         foreach (var spec in givenSubjects.Where(g => !unusable.ContainsKey(g)))
@@ -178,7 +182,7 @@ public static class Program
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = ToolRunner.Instance;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns, Env: args.Env()),
-                                    new Builder(root, tools), tools, families);
+                                    new Builder(root, tools), tools, families, kinds);
         var alongside = args.Get("alongside") is { } al
             ? int.TryParse(al, out var k) && k >= 0 ? k : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
             : Lanes.DefaultAlongside;
@@ -213,12 +217,12 @@ public static class Program
     /// A user's subject (kind:PATH) that cannot run is an input error, so a patch-validation job with a mistyped
     /// path fails instead of reporting unsupported cells. Built-ins stay: an absent one is an unsupported cell.
     /// </summary>
-    internal static Subject ResolveSubject(string spec, string root)
+    internal static Subject ResolveSubject(string spec, string root, SubjectKinds kinds)
     {
         var colon = spec.IndexOf(':');
         if (colon > 0 && spec[(colon + 1)..].Trim().Length == 0)
             throw new InputException($"{spec}: no path after '{spec[..(colon + 1)]}' (give {spec[..colon]}:PATH)");
-        var subject = Subject.Resolve(spec, root);
+        var subject = kinds.Resolve(spec, root);
         if (subject.IsUsers && subject.Unavailable is { } why)
             throw new InputException($"{spec}: {(why.StartsWith(subject.Path + ": ") ? why[(subject.Path.Length + 2)..] : why)}");
         return subject;

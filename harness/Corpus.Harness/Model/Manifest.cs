@@ -328,9 +328,12 @@ public sealed partial record Manifest(
         new[] { "crash", "hang", "leak", "perf", "race" }.ToDictionary(k => k);
     private static readonly string[] KnownPlatforms = ["linux", "windows"];
 
-    public static Manifest Load(string file, SignatureFamilies? families = null)
+    /// <param name="families">The run's signature families (default: the built-ins), which read the signatures.</param>
+    /// <param name="kinds">The run's subject kinds (default: the built-ins), which own the subjects the manifest names.</param>
+    public static Manifest Load(string file, SignatureFamilies? families = null, SubjectKinds? kinds = null)
     {
         families ??= SignatureFamilies.Default;
+        kinds ??= SubjectKinds.Default;
         var f = Fields.Load(file);
         f.AllowOnly("id", "title", "category", "references", "languages", "platforms", "subjects", "variants",
                     "build", "budget", "env", "cases");
@@ -339,7 +342,7 @@ public sealed partial record Manifest(
         if (id != Path.GetFileName(dir))
             throw f.Error($"'{id}' must equal the folder name '{Path.GetFileName(dir)}'", "id");
         var platforms = ReadPlatforms(f) is { Count: > 0 } mp ? mp : KnownPlatforms;
-        var subjects = ReadSubjects(f, required: true);
+        var subjects = ReadSubjects(f, required: true, kinds);
         var variants = f.NameList("variants");
         var buildSpec = BuildSpec.Read(f.Object("build"), dir, id);
         var targets = buildSpec.CmakeDir is { } cd ? BuildSpec.CmakeTargets(Path.Combine(dir, cd)) : [];
@@ -358,7 +361,7 @@ public sealed partial record Manifest(
                                     c.NameList("tags", required: false, nonEmpty: false),
                                     Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature"), families),
                                     capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
-                                    ReadSubjects(c, required: false) is { Count: > 0 } cs ? cs : subjects,
+                                    ReadSubjects(c, required: false, kinds) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
                                     capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
@@ -366,7 +369,7 @@ public sealed partial record Manifest(
                                     c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null,
                                     c.BoolOr("display", false))
                        { Trace = capture?.ObjectOr("trace") is { } tr ? TraceCapture.Read(tr) : null };
-            if (spec.Trace is { } trace) CheckTrace(c, spec, trace, families.For(spec.Signature));
+            if (spec.Trace is { } trace) CheckTrace(c, spec, trace, families.For(spec.Signature), kinds);
             if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
                 throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
             if (spec.TimeTravel is not null && spec.CmakeTarget is null)
@@ -375,10 +378,10 @@ public sealed partial record Manifest(
                 throw c.Error($"'{spec.Program}' is not {ProgramTypes.Written}", "program");
             // Every subject of the case must be able to run it (its program, display, fixture, time travel).
             foreach (var s in spec.Subjects)
-                if (SubjectKinds.Validate(spec, s) is { } unrunnable) throw c.Error(unrunnable.Reason, unrunnable.Field);
-            if (spec.Timed is { Heap: true } && !spec.Subjects.Any(s => SubjectKinds.Capabilities(s).HasFlag(SubjectCapabilities.HeapFacts)))
+                if (kinds.Validate(spec, s) is { } unrunnable) throw c.Error(unrunnable.Reason, unrunnable.Field);
+            if (spec.Timed is { Heap: true } && !spec.Subjects.Any(s => kinds.Capabilities(s).HasFlag(SubjectCapabilities.HeapFacts)))
                 throw c.Error($"none of the case's subjects ({string.Join(", ", spec.Subjects)}) gives heap statistics "
-                              + $"(subjects that do: {SubjectKinds.Having(SubjectCapabilities.HeapFacts)})", "capture.timed.heap");
+                              + $"(subjects that do: {kinds.Having(SubjectCapabilities.HeapFacts)})", "capture.timed.heap");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
                 throw c.Error("a cmake program needs 'build.cmake'", "program");
             if (spec.CmakeTarget is { } target && !targets.Contains(target))
@@ -401,13 +404,13 @@ public sealed partial record Manifest(
     }
 
     /// <summary>The trace's subjects are the case's, each has a backend for its kind, and a sweep names the traced size.</summary>
-    private static void CheckTrace(Fields c, CaseSpec spec, TraceCapture trace, ISignatureFamily family)
+    private static void CheckTrace(Fields c, CaseSpec spec, TraceCapture trace, ISignatureFamily family, SubjectKinds kinds)
     {
         for (var i = 0; i < trace.Subjects.Count; i++)
             if (!spec.Subjects.Contains(trace.Subjects[i]))
                 throw c.Error($"'{trace.Subjects[i]}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", $"capture.trace.subjects[{i}]");
         foreach (var s in spec.Subjects.Where(trace.Traces))
-            if (SubjectKinds.Owner(s)?.TraceUnsupported(s, trace) is { } why)
+            if (kinds.Owner(s)?.TraceUnsupported(s, trace) is { } why)
                 throw c.Error($"{s} cannot be traced this way: {why} (list the subjects to trace in 'capture.trace.subjects')", "capture.trace.kind");
         if (family.SweepsSizes && trace.Size is null && !trace.SizeIsLargestFinished)
             throw c.Error($"a '{family.Key}' case sweeps sizes: name the size of the traced run", "capture.trace.size");
@@ -426,14 +429,14 @@ public sealed partial record Manifest(
             throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
     }
 
-    /// <summary>Manifests name built-in subjects only; a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>
-    private static IReadOnlyList<string> ReadSubjects(Fields f, bool required)
+    /// <summary>Manifests name built-in subjects only (of the run's kinds); a user's build is chosen at run time (SUBJECT=kind:PATH).</summary>
+    private static IReadOnlyList<string> ReadSubjects(Fields f, bool required, SubjectKinds kinds)
     {
         var subjects = f.Strings("subjects", required);
         for (var i = 0; i < subjects.Count; i++)
         {
-            if (!SubjectKinds.IsBuiltIn(subjects[i]))
-                throw f.Error($"'{subjects[i]}' is not a built-in subject ({string.Join(", ", SubjectKinds.BuiltInForms)}); "
+            if (!kinds.IsBuiltIn(subjects[i]))
+                throw f.Error($"'{subjects[i]}' is not a built-in subject ({string.Join(", ", kinds.BuiltInForms)}); "
                               + "a user's build is given at run time with SUBJECT=kind:PATH", $"subjects[{i}]");
             if (subjects.Take(i).Contains(subjects[i])) throw f.Error($"'{subjects[i]}' is listed twice", $"subjects[{i}]");
         }

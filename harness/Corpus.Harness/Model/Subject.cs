@@ -17,13 +17,8 @@ public sealed record Subject(string Name, ISubjectKind Kind, string Path, string
     /// <summary>What this subject can do.</summary>
     public SubjectCapabilities Capabilities => Kind.Capabilities(Name);
 
-    /// <summary>Null when this subject can run the case, otherwise the manifest field and the reason.</summary>
-    public Unrunnable? Validate(CaseSpec cs) => Kind.Validate(cs, Name);
-
-    /// <summary>The built-in names that can be listed (roslyn:VERSION is open, so it lists none).</summary>
-    public static IReadOnlyList<string> BuiltIn => SubjectKinds.BuiltIns.ToList();
-
-    public static Subject Resolve(string spec, string root) => SubjectKinds.Resolve(spec, root);
+    /// <summary>Null when this subject can run the case, otherwise the manifest field and the reason (naming the built-ins of <paramref name="kinds"/> that can).</summary>
+    public Unrunnable? Validate(CaseSpec cs, SubjectKinds kinds) => Kind.Validate(cs, Name, kinds);
 
     internal static string? Which(string program) => SubjectKinds.Which(program);
 }

@@ -108,7 +108,7 @@ public static class Bisect
 /// <summary>`corpus bisect`: one cell probed over an ordered list of subjects (make bisect).</summary>
 internal static class BisectCommand
 {
-    public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families)
+    public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families, Subjects.SubjectKinds kinds)
     {
         var names = args.List("subjects");
         string? repro = args.Get("repro"), caseId = args.Get("case"), variantId = args.Get("variant");
@@ -139,7 +139,7 @@ internal static class BisectCommand
         }
         if (repro is null) throw new ArgumentException("bisect needs --repro ID (or --from RUN, a matrix's run)");
         if (names.Count < 2) throw new ArgumentException("bisect needs --subjects S1,S2,… (at least two, oldest first) or --from RUN");
-        var catalog = Catalog.Load(root, families);
+        var catalog = Catalog.Load(root, families, kinds);
         var entry = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)
                     ?? throw new InputException(catalog.InputErrors.FirstOrDefault(e => e.Repro == repro)?.Message
                                                      ?? $"no repro '{repro}' (repros: {string.Join(", ", catalog.Entries.Select(e => e.Manifest.Id))})");
@@ -152,18 +152,18 @@ internal static class BisectCommand
         if (!m.Variants.Contains(variant)) throw new InputException($"no variant '{variant}' in {m.Id} (variants: {string.Join(", ", m.Variants)})");
         var subjects = names.Select(n =>
         {
-            try { return Program.ResolveSubject(n, root); }
+            try { return Program.ResolveSubject(n, root, kinds); }
             // A version that cannot be provisioned is a probe to skip, as mozregression skips a broken build; a path
             // that is not a build stays bad input.
             catch (InputException e) when (SubjectOrder.Parse(n) is { } v
-                                            && Subjects.SubjectKinds.All.FirstOrDefault(k => k.UserPrefixes.Contains(v.Kind)) is { } kind)
+                                            && kinds.ForPrefix(v.Kind) is { } kind)
             {
                 Console.WriteLine($"  {e.Message}: it will be skipped");
                 return new Subject(n, kind, n, null, e.Message);
             }
         }).ToList();
         foreach (var s in subjects)
-            if (s.Validate(cs) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
+            if (s.Validate(cs, kinds) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
         if (Containment.Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
@@ -173,7 +173,7 @@ internal static class BisectCommand
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
         var tools = Capture.ToolRunner.Instance;
-        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, Env: args.Env()), new Builder(root, tools), tools, families);
+        var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, Env: args.Env()), new Builder(root, tools), tools, families, kinds);
         var cell = $"{m.Id}:{cs.Id}/{variant}";
         Console.WriteLine($"bisect {cell} over {string.Join(", ", names)}");
         var result = await Bisect.RunAsync(names, async name =>

@@ -15,7 +15,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<InputEr
 
     public const string ManifestName = "repro.json";
 
-    public static Catalog Load(string root, Signatures.SignatureFamilies? families = null)
+    public static Catalog Load(string root, Signatures.SignatureFamilies? families = null, Subjects.SubjectKinds? kinds = null)
     {
         var entries = new List<Entry>();
         var errors = new List<InputError>();
@@ -31,7 +31,7 @@ public sealed record Catalog(IReadOnlyList<Entry> Entries, IReadOnlyList<InputEr
             }
             try
             {
-                var m = Manifest.Load(file, families);
+                var m = Manifest.Load(file, families, kinds);
                 var expectedFile = ExpectedFile.PathFor(root, m.Id);
                 if (!File.Exists(expectedFile))
                     throw new InputException(expectedFile, "(file)", $"missing: every repro needs expected outcomes (repro {m.Id})");

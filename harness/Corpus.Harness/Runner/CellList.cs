@@ -11,10 +11,12 @@ namespace Corpus.Harness.Runner;
 /// </summary>
 public static class CellList
 {
-    public static int Write(string root, Filter filter, bool json, TextWriter stdout, TextWriter stderr)
+    public static int Write(string root, Filter filter, bool json, TextWriter stdout, TextWriter stderr,
+                            Signatures.SignatureFamilies? families = null, SubjectKinds? kinds = null)
     {
-        var catalog = Catalog.Load(root);
-        var plan = Selection.Build(catalog, filter, spec => Named(spec, root));
+        kinds ??= SubjectKinds.Default;
+        var catalog = Catalog.Load(root, families, kinds);
+        var plan = Selection.Build(catalog, filter, spec => Named(spec, root, kinds), kinds);
         var cells = plan.Cells.Select(c => new
         {
             repro = c.Entry.Manifest.Id, @case = c.Case.Id, variant = c.Variant, subject = c.Subject.Name,
@@ -35,11 +37,10 @@ public static class CellList
     }
 
     /// <summary>A subject by name and kind only: listing must not start Wine or a runtime to ask its version.</summary>
-    private static Subject Named(string spec, string root)
+    private static Subject Named(string spec, string root, SubjectKinds kinds)
     {
         var colon = spec.IndexOf(':');
-        var kind = SubjectKinds.Owner(spec)
-                   ?? (colon > 0 ? SubjectKinds.All.FirstOrDefault(k => k.UserPrefixes.Contains(spec[..colon])) : null);
-        return kind is null ? SubjectKinds.Resolve(spec, root) : new Subject(spec, kind, "", null, null);
+        var kind = kinds.Owner(spec) ?? (colon > 0 ? kinds.ForPrefix(spec[..colon]) : null);
+        return kind is null ? kinds.Resolve(spec, root) : new Subject(spec, kind, "", null, null);
     }
 }

@@ -44,9 +44,11 @@ public sealed record RunOptions(string Root, string RunDir, bool Keep, Action<st
 /// Orchestrates one (repro, case, variant, subject) cell: resolve, build, isolate, run the signature family,
 /// check evidence, gate. What a subject or a family does lives in its own class (Subjects/, Signatures/).
 /// </summary>
-public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools, SignatureFamilies? families = null)
+public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner tools, SignatureFamilies? families = null,
+                               SubjectKinds? kinds = null)
 {
     private readonly SignatureFamilies _families = families ?? SignatureFamilies.Default;
+    private readonly SubjectKinds _kinds = kinds ?? SubjectKinds.Default;
 
     public async Task<CellResult> RunAsync(Manifest m, CaseSpec cs, string variant, Subject subject, Expectation? expected)
     {
@@ -120,7 +122,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         var kind = subject.Kind;
-        if (subject.Validate(cs) is { } unrunnable)
+        if (subject.Validate(cs, _kinds) is { } unrunnable)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Error, unrunnable.Reason);
             return;

@@ -68,7 +68,7 @@ public static class Compare
     private static Dictionary<(string, string, string), PlannedCell> Side(Plan p) =>
         p.Cells.ToDictionary(c => (c.Entry.Manifest.Id, c.Case.Id, c.Variant));
 
-    internal static async Task<int> RunAsync(string root, Args args, SignatureFamilies families)
+    internal static async Task<int> RunAsync(string root, Args args, SignatureFamilies families, Subjects.SubjectKinds kinds)
     {
         var baseName = args.Get("base") ?? throw new ArgumentException("compare needs --base SUBJECT (the build before the patch)");
         var newName = args.Get("new") ?? throw new ArgumentException("compare needs --new SUBJECT (the build after the patch)");
@@ -80,9 +80,9 @@ public static class Compare
             ? int.TryParse(al, out var a) && a >= 0 ? a : throw new ArgumentException($"--alongside needs a count of 0 or more, not '{al}'")
             : Lanes.DefaultAlongside;
         var env = args.Env();
-        var catalog = Catalog.Load(root, families);
+        var catalog = Catalog.Load(root, families, kinds);
         var subjects = new Dictionary<string, Subject>();
-        Subject Resolve(string spec) => subjects.TryGetValue(spec, out var s) ? s : subjects[spec] = Program.ResolveSubject(spec, root);
+        Subject Resolve(string spec) => subjects.TryGetValue(spec, out var s) ? s : subjects[spec] = Program.ResolveSubject(spec, root, kinds);
         // Both subjects are resolved (a user's build probed) before anything runs, so a typo costs nothing.
         var (baseSubject, newSubject) = (Resolve(baseName), Resolve(newName));
         Plan Select(string option, string subject)
@@ -90,7 +90,7 @@ public static class Compare
             try
             {
                 return Selection.Build(catalog, new Filter(args.List("repro"), args.List("case"), args.List("variant"), [subject],
-                                                           args.List("exclude-tag")), Resolve);
+                                                           args.List("exclude-tag")), Resolve, kinds);
             }
             // Selection speaks of --subject; here the subject came with --base or --new.
             catch (InputException e) when (e.Message.StartsWith("--subject: ", StringComparison.Ordinal))
@@ -103,9 +103,9 @@ public static class Compare
         var both = basePlan.Cells.Where(c => bySideNew.ContainsKey((c.Entry.Manifest.Id, c.Case.Id, c.Variant)))
                                  .Select(c => (Base: c, New: bySideNew[(c.Entry.Manifest.Id, c.Case.Id, c.Variant)])).ToList();
         var oneSided = basePlan.Cells.Where(c => !bySideNew.ContainsKey((c.Entry.Manifest.Id, c.Case.Id, c.Variant)))
-                           .Select(c => new OneSidedCell(c.Entry.Manifest.Id, c.Case.Id, c.Variant, baseName, newName, newSubject.Validate(c.Case)?.Reason ?? "not selected"))
+                           .Select(c => new OneSidedCell(c.Entry.Manifest.Id, c.Case.Id, c.Variant, baseName, newName, newSubject.Validate(c.Case, kinds)?.Reason ?? "not selected"))
             .Concat(newPlan.Cells.Where(c => !bySideBase.ContainsKey((c.Entry.Manifest.Id, c.Case.Id, c.Variant)))
-                           .Select(c => new OneSidedCell(c.Entry.Manifest.Id, c.Case.Id, c.Variant, newName, baseName, baseSubject.Validate(c.Case)?.Reason ?? "not selected")))
+                           .Select(c => new OneSidedCell(c.Entry.Manifest.Id, c.Case.Id, c.Variant, newName, baseName, baseSubject.Validate(c.Case, kinds)?.Reason ?? "not selected")))
             .ToList();
         if (both.Count == 0)
             throw new InputException($"{baseName} and {newName} can run none of the selected cells both: "
@@ -128,7 +128,7 @@ public static class Compare
         // Every cell keeps its artifacts until its comparison is known: a regression's evidence must not be pruned
         // because its outcome was the expected one for that subject.
         CellRunner Runner(int round, int? force) => new(new RunOptions(root, round == 0 ? runDir : Path.Combine(runDir, $"round{round + 1}"),
-                                                                       true, Progress, force, Env: env), builder, tools, families);
+                                                                       true, Progress, force, Env: env), builder, tools, families, kinds);
         Console.WriteLine($"compare {baseName} (base) with {newName} (new): {both.Count} cells on both"
                           + (oneSided.Count > 0 ? $", {oneSided.Count} on one only" : ""));
         var compared = await Lanes.RunAsync(both, c => families.For(c.Base.Case.Signature).Lane, alongside, async (i, pair) =>

@@ -13,8 +13,9 @@ internal static class MatrixCommand
 {
     /// <param name="given">The --subjects, in the order given; empty: every selected case's own subjects.</param>
     /// <param name="code">What `run` would exit with.</param>
+    /// <param name="kinds">The run's subject kinds, for why a subject cannot run a case.</param>
     public static int Finish(string root, IReadOnlyList<string> given, string runId, string runDir,
-                             IReadOnlyList<PlannedCell> plan, IReadOnlyList<CellResult> cells, int code)
+                             IReadOnlyList<PlannedCell> plan, IReadOnlyList<CellResult> cells, int code, Subjects.SubjectKinds kinds)
     {
         var names = given.Count > 0 ? given : plan.Select(c => c.Subject.Name).Distinct().ToList();
         var subjects = names.Select(n => new MatrixSubject(n, plan.FirstOrDefault(c => c.Subject.Name == n)?.Subject.Version)).ToList();
@@ -23,7 +24,7 @@ internal static class MatrixCommand
             var cs = plan.First(c => c.Entry.Manifest.Id == key.Repro && c.Case.Id == key.Case).Case;
             var subject = plan.FirstOrDefault(c => c.Subject.Name == name)?.Subject;
             if (subject is null) return "this subject could not be used here (see the input errors)";
-            return subject.Validate(cs)?.Reason ?? (given.Count == 0 ? "not one of the case's subjects" : "not run");
+            return subject.Validate(cs, kinds)?.Reason ?? (given.Count == 0 ? "not one of the case's subjects" : "not run");
         });
         table.Write(runDir, w => Console.Error.WriteLine($"corpus: {w}"));
         Console.WriteLine();

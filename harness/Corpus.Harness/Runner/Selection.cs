@@ -18,7 +18,8 @@ public sealed record Plan(IReadOnlyList<PlannedCell> Cells, IReadOnlyList<string
 /// <summary>Turns a filter into cells. Every name given must match something, and the error says which did not.</summary>
 public static class Selection
 {
-    public static Plan Build(Catalog catalog, Filter filter, Func<string, Subject> resolve)
+    /// <param name="kinds">The run's subject kinds: a --subject's reason for a case it cannot run names their built-ins that can.</param>
+    public static Plan Build(Catalog catalog, Filter filter, Func<string, Subject> resolve, Subjects.SubjectKinds kinds)
     {
         var explicitRepros = filter.Repros.Count > 0;
         var errors = catalog.InputErrors.Where(e => !explicitRepros || filter.Repros.Contains(e.Repro)).Select(e => e.Message).ToList();
@@ -66,7 +67,7 @@ public static class Selection
             {
                 // A subject given on the command line runs the cases it can run (the subject's Validate, which
                 // CellRunner enforces too), so a CoreCLR build is not failed by a repro's C++ cases.
-                var subjects = given.Count > 0 ? given.Where(s => s.Validate(cs) is null).ToList() : cs.Subjects.Select(resolve).ToList();
+                var subjects = given.Count > 0 ? given.Where(s => s.Validate(cs, kinds) is null).ToList() : cs.Subjects.Select(resolve).ToList();
                 keptCases.Add(new($"{m.Id}:{cs.Id}", cs));
                 foreach (var v in variants)
                     foreach (var s in subjects)
@@ -75,7 +76,7 @@ public static class Selection
         }
         foreach (var s in given.Where(s => cells.All(c => c.Subject != s) && misses.Count == 0 && selected.Count > 0))
             throw Fail($"--subject: {s.Name} can run none of the selected cases ({string.Join(", ", keptCases.Select(k => k.Key))}): "
-                       + string.Join("; ", keptCases.Select(k => s.Validate(k.Value)?.Reason).OfType<string>().Distinct()));
+                       + string.Join("; ", keptCases.Select(k => s.Validate(k.Value, kinds)?.Reason).OfType<string>().Distinct()));
         // A repro named on the command line that gives no cell is a typo in one of the other filters.
         if (misses.Count > 0 && (explicitRepros || cells.Count == 0))
             throw Fail(string.Join("; ", misses));

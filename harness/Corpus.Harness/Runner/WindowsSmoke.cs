@@ -50,14 +50,14 @@ public static class WindowsSmoke
         return list;
     }
 
-    public static async Task<int> RunAsync(string root, string exe, Action<string> progress)
+    public static async Task<int> RunAsync(string root, string exe, Signatures.SignatureFamilies families, SubjectKinds kinds, Action<string> progress)
     {
         var clock = Stopwatch.StartNew();
         var expects = LoadExpectations(root);
         if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
         if (!File.Exists(exe)) throw new InputException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
-        var catalog = Catalog.Load(root);
-        var wine = Subject.Resolve("wine", root);
+        var catalog = Catalog.Load(root, families, kinds);
+        var wine = kinds.Resolve("wine", root);
         if (wine.Unavailable is { } why) throw new InputException($"winsmoke needs the wine subject: {why}");
         var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         var dir = Path.Combine(root, "artifacts", $"winsmoke-{stamp}-{Environment.ProcessId}");
@@ -65,7 +65,7 @@ public static class WindowsSmoke
 
         // 1. The windows flavor, cross-built with mingw-w64: a Windows harness finds it up to date (same source hash).
         var builder = new Builder(root, ToolRunner.Instance);
-        var windowsSubject = Subject.Resolve("windows", root);
+        var windowsSubject = kinds.Resolve("windows", root);
         foreach (var (repro, cs) in expects.Select(e => (e.Repro, e.Case)).Distinct())
         {
             var m = catalog.Entries.FirstOrDefault(e => e.Manifest.Id == repro)?.Manifest

@@ -6,7 +6,8 @@ namespace Corpus.Harness.Subjects;
 
 /// <summary>
 /// One kind of subject (Mono, CoreCLR, a native OS, …): everything the runner needs to know about it. Adding a
-/// kind is one class, one line in <see cref="SubjectKinds.All"/> and its tests; the runner never switches on kinds.
+/// kind is one class, one registration (<see cref="SubjectKinds.With(ISubjectKind)"/>, or a line in
+/// <see cref="SubjectKinds.Default"/> for a built-in) and its tests; the runner never switches on kinds.
 /// </summary>
 public interface ISubjectKind
 {
@@ -33,9 +34,10 @@ public interface ISubjectKind
 
     /// <summary>
     /// Null when the subject can run the case, otherwise the manifest field and the reason. Manifest validation,
-    /// selection and the runner all ask this.
+    /// selection and the runner all ask this; <paramref name="kinds"/> are the run's kinds, whose built-ins the reason
+    /// names (the subjects that can).
     /// </summary>
-    Unrunnable? Validate(CaseSpec cs, string subject) => ProgramTypes.Check(Capabilities(subject), cs, subject);
+    Unrunnable? Validate(CaseSpec cs, string subject, SubjectKinds kinds) => ProgramTypes.Check(Capabilities(subject), cs, subject, kinds);
 
     /// <summary>A subject of this kind that cannot be provisioned here is reported, not gated (a compiler version NuGet lacks).</summary>
     bool UnavailableIsUnchecked => false;

@@ -77,24 +77,25 @@ public static class ProgramTypes
     };
 
     /// <summary>
-    /// Null when a subject with these capabilities can run the case, otherwise the first thing it lacks. Every
-    /// kind's <see cref="ISubjectKind.Validate"/> is this unless the kind knows more.
+    /// Null when a subject with these capabilities can run the case, otherwise the first thing it lacks, with the
+    /// built-ins of <paramref name="kinds"/> that have it. Every kind's <see cref="ISubjectKind.Validate"/> is this
+    /// unless the kind knows more.
     /// </summary>
-    public static Unrunnable? Check(SubjectCapabilities caps, CaseSpec cs, string subject)
+    public static Unrunnable? Check(SubjectCapabilities caps, CaseSpec cs, string subject, SubjectKinds kinds)
     {
         var type = cs.ProgramType;
         if (!caps.HasFlag(Needs(type)))
-            return new("program", $"{Describe(type)} runs on {SubjectKinds.Having(Needs(type))}, not on {subject}, which runs "
+            return new("program", $"{Describe(type)} runs on {kinds.Having(Needs(type))}, not on {subject}, which runs "
                                   + (Runs(caps) is { } own ? Describe(own) : "no program"));
         if (cs.Display && !caps.HasFlag(SubjectCapabilities.Display))
             return new("display", $"a case with 'display' runs on a subject with a display "
-                                  + $"({SubjectKinds.Having(SubjectCapabilities.Display)}), not on {subject}");
+                                  + $"({kinds.Having(SubjectCapabilities.Display)}), not on {subject}");
         if (cs.Fixture is not null && !caps.HasFlag(SubjectCapabilities.Registry))
             return new("fixture", $"subject '{subject}' has no Windows registry for the case's registry fixture; "
-                                  + $"subjects with one: {SubjectKinds.Having(SubjectCapabilities.Registry)}");
+                                  + $"subjects with one: {kinds.Having(SubjectCapabilities.Registry)}");
         if (cs.TimeTravel is { } tt && tt.Subjects.Contains(subject) && !caps.HasFlag(SubjectCapabilities.TimeTravel))
             return new("capture.timeTravel.subjects", $"subject '{subject}' cannot record a run for time travel; "
-                                                      + $"subjects that can: {SubjectKinds.Having(SubjectCapabilities.TimeTravel)}");
+                                                      + $"subjects that can: {kinds.Having(SubjectCapabilities.TimeTravel)}");
         return null;
     }
 }
