@@ -1,3 +1,6 @@
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
 using Corpus.Harness.Signatures;
 using Corpus.LostMemory;
 
@@ -5,10 +8,20 @@ namespace Corpus.Harness.Tests;
 
 /// <summary>
 /// Facts the repros' Pester files read instead of text: who holds a leaked section (the shmem family's heldBy: under
-/// Wine the program and wineserver).
+/// Wine the program and wineserver), and what a fixture case's program said it saw (the fixture family's matched).
 /// </summary>
 public sealed class FactsOfLeaksAndFixturesTests
 {
+    private static string RepoRoot
+    {
+        get
+        {
+            var root = AppContext.BaseDirectory;
+            while (!Directory.Exists(Path.Combine(root, "repros"))) root = Path.GetDirectoryName(root)!;
+            return root;
+        }
+    }
+
     private static SharedObject Section(int n, long mapped, params Holder[] heldBy) => new()
     {
         Kind = ObjectKind.WineSection, Name = $"tmpmap-{n:x8}", Target = $"/tmp/wine-Q5aTHS/server-fe00-b204de/tmpmap-{n:x8} (deleted)",
@@ -53,5 +66,42 @@ public sealed class FactsOfLeaksAndFixturesTests
         Assert.Contains("\"program\": false", json);
         Assert.Contains("\"objects\": 8", json);
         Assert.Contains("\"mapped\": 0", json);
+    }
+
+    private sealed class OneRun(CaseSpec cs, string stdout) : IRunLauncher
+    {
+        public Manifest Manifest => throw new NotSupportedException();
+        public CaseSpec Case => cs;
+        public string Variant => "bug";
+        public Subject Subject => throw new NotSupportedException();
+        public string Dir => throw new NotSupportedException();
+        public int? ForceRuns => null;
+        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
+        public void Progress(string message) { }
+        public void DeleteRun(RunResult run, string label) { }
+        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+
+        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside = null,
+                                            Action<RunResult>? exited = null, bool untilCaptured = false)
+        {
+            var run = new RunResult(0, null, false, false, 0.07, 3 << 20, stdout, "", "", "", "", []);
+            exited?.Invoke(run);
+            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
+        }
+    }
+
+    [Theory]
+    [InlineData("bug", "REPRO-REACHED fixture seen: ImageList = 00 69 00 6f")]
+    [InlineData("fix", "REPRO-REACHED fixture seen: NGenService without Roots")]
+    public async Task AFixtureCaseRecordsTheLineItsProgramSawAsAFact(string variant, string seen)
+    {
+        // The real case's signature, and the reader's output as Windows writes it (CRLF).
+        var cs = Manifest.Load(Path.Combine(RepoRoot, "repros", "ngen-imagelist-corruption", "repro.json")).Cases.Single(c => c.Id == "fixture");
+        var cell = new CellResult { Key = new CellKey("ngen-imagelist-corruption", "fixture", variant, "wine"), Rerun = "" };
+
+        var v = await new FixtureFamily().RunAsync(new OneRun(cs, $"REPRO-REACHED start\r\n{seen}\r\nREPRO-DONE\r\n"), cell);
+
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Equal([seen, "REPRO-DONE"], ((ProcessFacts)v.Facts!).Matched);
     }
 }
