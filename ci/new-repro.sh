@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # make new-repro ID=<id> KIND=csharp|cpp|win32: a working skeleton of a repro, ready for make validate and make run.
-# Writes repros/<id>/, expected/<id>.json and, for C#, the solution entry. Refuses to overwrite anything.
+# Writes repros/<id>/ (with its Pester file, <id>.Tests.ps1), expected/<id>.json and, for C#, the solution entry.
+# Refuses to overwrite anything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 id=${1:-}; kind=${2:-}
@@ -52,5 +53,7 @@ PY
     render win32.main.cpp "$dir/cpp/${snake}_win32.cpp"
     ;;
 esac
+# The Pester file every repro has: one It per claim, over the facts of the kind's cells (ci/templates/<kind>.Tests.ps1).
+render "$kind.Tests.ps1" "$dir/$id.Tests.ps1"
 echo "new-repro: wrote $dir and expected/$id.json; next: make validate && make run REPRO=$id"
-echo "new-repro: then replace the example bug, the signature and the reasons; see docs/adding-a-repro.md"
+echo "new-repro: then replace the example bug, the signature, the reasons and the Its of $dir/$id.Tests.ps1; see docs/adding-a-repro.md"

@@ -7,11 +7,13 @@ namespace Corpus.Harness.Tests;
 public sealed class NewReproTests : IDisposable
 {
     private readonly string _root = Directory.CreateTempSubdirectory("corpus-new-").FullName;
+    private readonly string _repo;
 
     public NewReproTests()
     {
         var repo = AppContext.BaseDirectory;
         while (!File.Exists(Path.Combine(repo, "ci", "new-repro.sh"))) repo = Path.GetDirectoryName(repo)!;
+        _repo = repo;
         Directory.CreateDirectory(Path.Combine(_root, "ci", "templates"));
         Directory.CreateDirectory(Path.Combine(_root, "repros"));
         Directory.CreateDirectory(Path.Combine(_root, "expected"));
@@ -50,6 +52,60 @@ public sealed class NewReproTests : IDisposable
         Assert.Equal(cells, entry.Expected.Count);
         if (kind == "csharp")
             Assert.Contains("repros/my-csharp-bug/src/MyCsharpBug.csproj", File.ReadAllText(Path.Combine(_root, "corpus.slnx")));
+
+        // Every repro has its Pester file: it parses, pins Pester, takes -Run, and has an It for each expected cell.
+        var tests = Path.Combine(_root, "repros", $"my-{kind}-bug", $"my-{kind}-bug.Tests.ps1");
+        Assert.True(File.Exists(tests), output);
+        var text = File.ReadAllText(tests);
+        Assert.DoesNotContain("@ID@", text);
+        Assert.Contains($"Describe 'my-{kind}-bug' -Tag 'Scenario'", text);
+        Assert.Contains($"-Repro 'my-{kind}-bug' -Case main", text);
+        Assert.Contains("REPLACE:", text);
+        var shape = PowerShellShape(tests);
+        Assert.StartsWith("parse=0 requires=Pester 5.7.1 param=Run its=", shape);
+        Assert.True(Its(shape) >= cells, $"{tests}: {shape}: fewer Its than its {cells} expected cells");
+    }
+
+    private static int Its(string shape) => int.Parse(System.Text.RegularExpressions.Regex.Match(shape, @"its=(\d+)").Groups[1].Value);
+
+    /// <summary>
+    /// A Tests file through ci/check-powershell.ps1 (PowerShell's own parser, as make unit runs it over the tree) and
+    /// its shape from the same parser's tree: the #Requires pin, the param block, and the Its a run makes (an It with
+    /// -ForEach counts once per data item).
+    /// </summary>
+    private string PowerShellShape(string file)
+    {
+        const string script = """
+            $file = $env:CORPUS_TESTS_FILE
+            & ./ci/check-powershell.ps1 $file | Out-Null
+            $parse = $LASTEXITCODE
+            $ast = [System.Management.Automation.Language.Parser]::ParseFile($file, [ref] $null, [ref] $null)
+            $its = 0
+            foreach ($it in $ast.FindAll({ param($n) $n -is [System.Management.Automation.Language.CommandAst] -and $n.GetCommandName() -eq 'It' }, $true)) {
+                $e = $it.CommandElements
+                $n = 1
+                for ($i = 0; $i -lt $e.Count - 1; $i++) {
+                    if ($e[$i] -is [System.Management.Automation.Language.CommandParameterAst] -and $e[$i].ParameterName -in 'ForEach', 'TestCases') {
+                        $n = @($e[$i + 1].SafeGetValue()).Count
+                    }
+                }
+                $its += $n
+            }
+            $requires = @($ast.ScriptRequirements.RequiredModules | ForEach-Object { "$($_.Name) $($_.RequiredVersion)" }) -join ','
+            $params = @($ast.ParamBlock.Parameters | ForEach-Object { $_.Name.VariablePath.UserPath }) -join ','
+            "parse=$parse requires=$requires param=$params its=$its"
+            """;
+        var psi = new ProcessStartInfo("bash", [Path.Combine(_repo, "ci", "pwsh.sh"), "-Command", script])
+        {
+            RedirectStandardOutput = true, RedirectStandardError = true,
+        };
+        psi.Environment["CORPUS_TESTS_FILE"] = file;
+        using var p = Process.Start(psi)!;
+        var stderr = p.StandardError.ReadToEndAsync();
+        var stdout = p.StandardOutput.ReadToEnd();
+        p.WaitForExit();
+        Assert.True(p.ExitCode == 0, $"ci/pwsh.sh (PowerShell from make setup) exited {p.ExitCode}: {stdout}{stderr.Result}");
+        return stdout.Trim().Split('\n')[^1].Trim();
     }
 
     [Theory]

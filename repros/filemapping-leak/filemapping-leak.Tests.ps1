@@ -110,6 +110,43 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
         }
     }
 
+    # The Linux harness's Wine subjects: the Win32 original and .NET for Windows, each in a cell with its own wineserver.
+    Context 'Win32 and .NET for Windows under Wine: each section a deleted tmpmap file on the cell''s tmpfs' -Skip:$IsWindows {
+        BeforeAll {
+            $wineBugs = @(
+                Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant bug -Subject wine -Run $Run
+                Get-CorpusCellResult -Repro filemapping-leak -Case csharp -Variant bug -Subject wine-net10 -Run $Run
+            )
+            $wineFix = Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant fix -Subject wine -Run $Run
+        }
+
+        It 'on Wine, the 8 tmpmap sections are held by the program and by wineserver, each by descriptor only' {
+            foreach ($cell in $wineBugs) {
+                $cell | Should -Reproduce
+                $cell.Family.facts.heldObjects | Should -Be 8 -Because $cell.Context
+                # The lost-memory finder over the cell's processes names every holder of the program's unmapped objects.
+                $cell.Family.facts.PSObject.Properties['heldBy'] | Should -Not -BeNullOrEmpty -Because "the shmem family records heldBy$($cell.Context)"
+                $holders = @($cell.Family.facts.heldBy)
+                $names = @($holders | ForEach-Object { "$($_.command) ($($_.objects) held, $($_.mapped) mapped)" }) -join ', '
+                $holders.Count | Should -Be 2 -Because "the program and wineserver hold them, and nothing else does; heldBy: $names$($cell.Context)"
+                $program = $holders | Where-Object program
+                $program.objects | Should -Be 8 -Because "heldBy: $names"
+                $program.mapped | Should -Be 0
+                $server = $holders | Where-Object { -not $_.program }
+                $server.command | Should -Match '^wineserver' -Because "heldBy: $names"
+                $server.objects | Should -Be 8 -Because "heldBy: $names"
+                $server.mapped | Should -Be 0
+            }
+        }
+
+        It 'with CloseHandle after the unmap nobody holds a section, not even wineserver' {
+            $wineFix | Should -BeClean
+            $wineFix.Family.facts.heldObjects | Should -Be 0 -Because $wineFix.Context
+            $wineFix.Family.facts.PSObject.Properties['heldBy'] | Should -Not -BeNullOrEmpty -Because "the shmem family records heldBy$($wineFix.Context)"
+            @($wineFix.Family.facts.heldBy | Where-Object { $_ }).Count | Should -Be 0
+        }
+    }
+
     # The Windows harness's cells (corpus.exe: on Windows, or under Wine in `corpus winsmoke`).
     Context 'Win32: CreateFileMapping on the page file, UnmapViewOfFile without CloseHandle, on Windows' -Skip:(-not $IsWindows) {
         BeforeAll {

@@ -17,11 +17,6 @@ param(
 
 BeforeAll {
     Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
-    # What the Win32 reader printed, when the cell's artifacts were kept (a run without --keep deletes them).
-    function Get-ReaderOutput($cell) {
-        $stdout = Join-Path $cell.ArtifactDir 'run.stdout'
-        if ($cell.ArtifactsKept -and (Test-Path -LiteralPath $stdout)) { Get-Content -Raw -LiteralPath $stdout }
-    }
 }
 
 Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
@@ -39,9 +34,8 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         }
 
         It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
-            $bug.Detail | Should -Match 'the run saw the fixture applied'
-            $output = Get-ReaderOutput $bug
-            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' }
+            # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
+            $bug.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' -Because $bug.Context
         }
 
         It 'afterwards the prefix is as before: the key absent again, its parent''s listing unchanged' {
@@ -50,9 +44,8 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
 
         It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
             $fix | Should -BeClean
-            $fix.Detail | Should -Match 'the run saw the fixture applied'
-            $output = Get-ReaderOutput $fix
-            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: NGenService without Roots' }
+            # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
+            $fix.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: NGenService without Roots' -Because $fix.Context
             $fix.Metrics.fixture_restored | Should -Match '^restored: '
         }
     }
@@ -71,9 +64,8 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         }
 
         It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
-            $bug.Detail | Should -Match 'the run saw the fixture applied'
-            $output = Get-ReaderOutput $bug
-            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' }
+            # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
+            $bug.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: ImageList = 00 69 00 6f' -Because $bug.Context
         }
 
         It 'afterwards the registry is as before: the key absent again, its parent''s listing unchanged' {
@@ -83,8 +75,8 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
             $fix | Should -BeClean
             $fix.Metrics.fixture_applied | Should -Match '\b1 deleted key\(s\) absent'
-            $output = Get-ReaderOutput $fix
-            if ($output) { $output | Should -Match 'REPRO-REACHED fixture seen: NGenService without Roots' }
+            # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
+            $fix.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: NGenService without Roots' -Because $fix.Context
             $fix.Metrics.fixture_restored | Should -Match '^restored: '
         }
     }

@@ -8,6 +8,8 @@ namespace Corpus.Harness.Signatures;
 /// A case that checks machine state its fixture set up (Model.FixtureSpec): one run, which must see the fixture
 /// applied (the pattern: exit and output). `clean` when it did; the runner then turns the cell into an `error` if
 /// the fixture was not restored byte for byte. There is no `reproduced`: a fixture case shows no bug of its own.
+/// Its facts are the process family's, with `matched`: the text each output pattern matched, so a pattern such as
+/// "REPRO-REACHED fixture seen: .+" records what the program saw.
 /// </summary>
 public sealed class FixtureFamily : ISignatureFamily
 {
@@ -24,8 +26,10 @@ public sealed class FixtureFamily : ISignatureFamily
     {
         runs.Progress($"{cell.Key} …");
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
-        var facts = ProcessFamily.Record(cell, run, metrics);
-        var miss = ProcessMatch.Mismatch(runs.Case.Signature.Get<ProcessPattern>(Key)!, run);
+        var pattern = runs.Case.Signature.Get<ProcessPattern>(Key)!;
+        // What the program said it saw (the text each output pattern matched), as a fact: readers never parse run.stdout.
+        var facts = ProcessFamily.Record(cell, run, metrics) with { Matched = ProcessFamily.Matches(pattern, run) };
+        var miss = ProcessMatch.Mismatch(pattern, run);
         var (outcome, detail) = miss is null
             ? (Outcome.Clean, $"{run.Status}; the run saw the fixture applied")
             : (Outcome.WrongFailure, $"the run did not see the fixture applied ({miss}); {ProcessMatch.Tail(run)}");

@@ -1,6 +1,7 @@
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
+using Corpus.LostMemory;
 
 namespace Corpus.Harness.Signatures;
 
@@ -25,11 +26,38 @@ public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, 
     }
 }
 
+/// <summary>
+/// One process of the cell that holds the objects the program holds by descriptor only, as the lost-memory finder's
+/// heldBy names it: under Wine the program and wineserver each hold every section.
+/// </summary>
+/// <param name="Command">/proc/PID/comm: a Wine program's .exe name cut to 15 characters, "wineserver64".</param>
+/// <param name="Program">The run's process itself; false for another process of the cell.</param>
+/// <param name="Objects">How many of the program's unmapped objects it holds.</param>
+/// <param name="Mapped">How many of those it maps: 0 when it holds them by descriptor only.</param>
+public sealed record LeakHolder(int Pid, string Command, bool Program, int Objects, int Mapped)
+{
+    /// <summary>The holders of the program's fd-only objects, the program first, then by pid.</summary>
+    public static IReadOnlyList<LeakHolder> Of(ProcessEntry? program)
+    {
+        if (program is null) return [];
+        return program.Objects.Where(o => o.FdOnly)
+            .SelectMany(o => o.HeldBy.Count > 0 ? o.HeldBy
+                             : [new Holder { Pid = program.Pid, Command = program.Command, FdCount = o.Fds.Count, MappedBytes = o.MappedBytes }])
+            .GroupBy(h => h.Pid)
+            .Select(g => new LeakHolder(g.Key, g.First().Command, g.Key == program.Pid, g.Count(), g.Count(h => h.MappedBytes > 0)))
+            .OrderByDescending(h => h.Program).ThenBy(h => h.Pid).ToList();
+    }
+}
+
 /// <summary>A leak cell's figures. On Windows "cell shmem" and "held" are the page-file sections the process holds by handle.</summary>
 /// <param name="HostShmemDeltaMB">Host-wide, context only: another program moves it.</param>
 public sealed record LeakFacts(double LeakMB, double ShmemDeltaMB, double RssMB, int HeldObjects, double HeldFdOnlyMB,
                                double AfterExitDeltaMB, double HostShmemDeltaMB, string Attribution, bool Windows)
 {
+    /// <summary>Who holds the unmapped objects (<see cref="LeakHolder"/>); null on Windows, where only the program's
+    /// own handles are read.</summary>
+    public IReadOnlyList<LeakHolder>? HeldBy { get; init; }
+
     public IReadOnlyList<string> KeyFigures() => Windows
         ? [$"working set {RssMB:0.0} MB", $"sections held by handle {HeldObjects} ({HeldFdOnlyMB:0.0} MB)", $"after exit {AfterExitDeltaMB:+0.0;-0.0} MB"]
         : [$"cell shmem {ShmemDeltaMB:+0.0;-0.0} MB", $"RSS {RssMB:0.0} MB", $"held by fd {HeldObjects} ({HeldFdOnlyMB:0.0} MB)",
@@ -103,6 +131,7 @@ public sealed class ShmemFamily : ISignatureFamily
             cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
         return new LeakFacts(Mb(probe.Spec.LeakBytes), Mb(m.ShmemDeltaBytes), Mb(m.RssBytes), m.HeldObjects, Mb(m.HeldFdOnlyBytes),
-                             Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, OperatingSystem.IsWindows());
+                             Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, OperatingSystem.IsWindows())
+        { HeldBy = m.HeldBy };
     }
 }

@@ -9,15 +9,19 @@ namespace Corpus.Harness.Signatures;
 /// <param name="AfterExitDeltaBytes">The cell's shared memory still charged once its processes are gone.</param>
 /// <param name="HostShmemDeltaBytes">Host-wide Shmem growth at the marker: context only, other jobs move it.</param>
 /// <param name="Attribution">Where the cell's figures come from ("cgroup …" or, without one, "host-wide Shmem").</param>
+/// <param name="HeldBy">The processes of the cell that hold the objects the program holds by descriptor only (the
+/// program, and under Wine wineserver); null on Windows, where the handle table is read for the program alone.</param>
 public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long RssBytes, int HeldObjects,
                                  long HeldFdOnlyBytes, long AfterExitDeltaBytes, IReadOnlyList<(double T, long Shmem, long Rss)> Samples,
                                  long HostShmemDeltaBytes = 0, string Attribution = "cgroup",
-                                 IReadOnlyList<(double T, long Shmem)>? HostSamples = null);
+                                 IReadOnlyList<(double T, long Shmem)>? HostSamples = null,
+                                 IReadOnlyList<LeakHolder>? HeldBy = null);
 
 /// <summary>
 /// Watches one run for the memory that belongs to no process: the shared memory charged to the cell's own cgroup,
 /// the process's RSS, and at the marker the unmapped shm/memfd objects it holds by descriptor (the lost-memory
-/// finder). After the run the cell's shared memory must be gone. Host-wide Shmem is sampled beside it as context
+/// finder, over every process of the cell's cgroup, so it also names the other holders of those objects: under Wine,
+/// wineserver holds each section too). After the run the cell's shared memory must be gone. Host-wide Shmem is sampled beside it as context
 /// only; it decides nothing, because another program on the host moves it.
 /// On Windows there is no per-cell counter of section pages. The cell's figure is what the run's process holds: the
 /// page-file-backed sections it has handles to, from the system handle table (<see cref="WindowsSections"/>), with
@@ -36,6 +40,7 @@ public sealed class ShmemProbe
     private int _held = -1;
     private long _mapped = -1;
     private string? _problem;
+    private IReadOnlyList<LeakHolder>? _heldBy;
 
     public ShmemProbe(ShmemSpec spec)
     {
@@ -112,7 +117,7 @@ public sealed class ShmemProbe
             : p.Cgroup is { } cg ? $"cgroup {cg.Dir}" : "host-wide Shmem (no memory cgroup here)";
         lock (_samples)
             return new LeakMeasure(_hostBaseline, _delta, _rss, _held, _fdOnly, after, [.. _samples],
-                                   _hostDelta, attribution, [.. _host]);
+                                   _hostDelta, attribution, [.. _host], _heldBy);
     }
 
     /// <summary>How far from zero the cell's shared memory may be after the run, in bytes.</summary>
@@ -131,10 +136,14 @@ public sealed class ShmemProbe
             _problem = held.Problem;
             return;
         }
-        var report = Scanner.Scan(new ScanOptions { Pid = p.Pid, IncludeSelf = false });
+        // The program and every other process of the run's cgroup (under Wine: wineserver and Wine's services), so each
+        // object the program holds names all its holders; without a cgroup, the program alone.
+        var cell = (p.Cgroup?.Members() ?? []).Append(p.Pid).ToHashSet();
+        var report = Scanner.Scan(new ScanOptions { Pid = p.Pid, Pids = cell, IncludeSelf = false });
         var entry = report.Processes.FirstOrDefault(e => e.Pid == p.Pid);
         _held = entry?.FdOnlyCount ?? 0;
         _fdOnly = entry?.FdOnlySizeBytes ?? 0;
+        _heldBy = LeakHolder.Of(entry);
     }
 
     /// <summary>The verdict of the shmem family, and why.</summary>
