@@ -234,6 +234,21 @@ public sealed class CommandLineTests : IDisposable
     }
 
     [Fact]
+    public void ASingleRuntimeVersionTheFeedsLackIsAnInputErrorListingTheirs()
+    {
+        _corpus.Write("a");
+        // The feeds' listing as cached; the harness asks the feeds again for a version outside it and keeps this offline.
+        var listing = NuGetListing.CacheFile(_corpus.Root, CoreClrKind.RuntimePack);
+        Directory.CreateDirectory(Path.GetDirectoryName(listing)!);
+        File.WriteAllText(listing, """["8.0.0","9.0.23"]""");
+        var (exit, output, err) = Corpus("run", "--repro", "a", "--case", "one", "--subject", "net:9.9.9");
+        Assert.Equal(2, exit);
+        Assert.Contains("9.9.9 is not on this machine's NuGet feeds", output + err);
+        Assert.Matches(@"they have .*8\.0\.0, .*9\.0\.23", output + err);
+        Assert.DoesNotContain("unsupported", output);   // no row of cells that could not have run
+    }
+
+    [Fact]
     public void BrokenReproIsSkippedAndTheOthersRun()
     {
         _corpus.Write("x", expected: "{ \"repro\": \"x\", \"cells\": [");

@@ -163,7 +163,7 @@ public static class Program
         // expects anything of cannot be judged: an input error too, not a row of unsupported cells.
         foreach (var spec in givenSubjects.Where(g => !unusable.ContainsKey(g)))
             if (subjectCache.TryGetValue(spec, out var s) && s.Unavailable is { } why
-                && selection.Cells.Where(c => c.Subject.Name == spec).All(c => c.Expected is null) && givenSubjects.Count > 1)
+                && selection.Cells.Where(c => c.Subject.Name == spec).All(c => c.Expected is null))
                 unusable[spec] = $"{spec}: {why}";
         if (unusable.Count > 0 && unusable.Count == givenSubjects.Count) throw new InputException(string.Join("\n", unusable.Values));
         var plan = selection.Cells.Where(c => !unusable.ContainsKey(c.Subject.Name)).ToList();

@@ -134,6 +134,14 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
     /// <summary>Room left for a socket's file name in the traced run's tmp ("dotnet-diagnostic-PID-TICKS-socket").</summary>
     public const int SocketNameRoom = 56;
 
+    /// <summary>Where a traced run's sockets go: the cell's own tmp, else one named NAME under TMPDIR, else under /tmp.</summary>
+    internal static string SocketFolder(string cellTmp, string tempPath, string name)
+    {
+        if (cellTmp.Length + SocketNameRoom <= 107) return cellTmp;
+        var under = Path.Combine(tempPath, name);
+        return under.Length + SocketNameRoom <= 107 || OperatingSystem.IsWindows() ? under : Path.Combine("/tmp", name);
+    }
+
     public async Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n)
     {
         var label = n is null ? "trace" : $"trace-n{n}";
@@ -150,8 +158,10 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         var tmp = Path.Combine(work, "tmp");
         // A Unix socket's path has at most 107 bytes: the runtime's and dotnet-trace's sockets (about 50 bytes of name)
         // in a deep cell folder would not fit, so such a cell's private tmp is a short one under the harness's TMPDIR.
-        if (tmp.Length + SocketNameRoom > 107)
-            tmp = Path.Combine(Path.GetTempPath(), $"corpus-trace-{Environment.ProcessId}-{Interlocked.Increment(ref s_traceTmps)}");
+        // A checkout deep enough puts even that over (a lab's fresh clone: 114 bytes), and then it is /tmp, with a
+        // ledgered teardown so that a killed harness leaves nothing there.
+        tmp = SocketFolder(tmp, Path.GetTempPath(), $"corpus-trace-{Environment.ProcessId}-{Interlocked.Increment(ref s_traceTmps)}");
+        var teardown = tmp.StartsWith("/tmp/corpus-trace-", StringComparison.Ordinal) ? Supervisor.AddTeardown("rm", "-rf", "--", tmp) : null;
         Directory.CreateDirectory(work);
         Directory.CreateDirectory(tmp);
         var run = new TraceRun(trace, work, tmp, label, tools, options.Root);
@@ -166,6 +176,7 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
         finally
         {
             try { Directory.Delete(tmp, recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+            if (teardown is not null) Supervisor.Remove(teardown);
         }
         var clock = System.Diagnostics.Stopwatch.StartNew();
         TraceModel model;
