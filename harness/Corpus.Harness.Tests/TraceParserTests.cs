@@ -7,7 +7,9 @@ namespace Corpus.Harness.Tests;
 /// <summary>
 /// The trace backends' readers on real output, recorded from binaryformatter-quadratic's deserialize at 20,000 books
 /// (Fixtures/traces): Mono 6.8's log profiler through `mprof-report --debug` (its sample lines), and dotnet-trace
-/// 10.0.750501's speedscope file of the same program on .NET 10.
+/// 10.0.750501's speedscope file of the same program on .NET 10. The alloc fixtures are a small program that allocates
+/// 1000-byte arrays in Fill (64 MB on .NET 8, 16 MB on Mono; a few KB elsewhere), recorded through the backends'
+/// commands: dotnet-trace's nettrace (gzipped: 260 KB, nearly all rundown) and mprof-report's allocation summary.
 /// </summary>
 public sealed class TraceParserTests
 {
@@ -99,5 +101,85 @@ public sealed class TraceParserTests
         var run = new TraceRun(new TraceCapture("cpu", [], null, 250, [], [], [], null), "/d", "/d/tmp", "trace", Capture.ToolRunner.Instance, "/r");
         var wrapped = new MonoLogProfilerBackend().Wrap(new Subjects.Launch("/usr/bin/mono", ["--debug", "p.exe", "x"], new Dictionary<string, string>()), run);
         Assert.Equal(["--profile=log:nodefaults,sample=250,maxframes=64,output=/d/trace.mlpd", "--debug", "p.exe", "x"], wrapped.Args);
+    }
+
+    private static readonly TraceShareSpec FillUnderMain = new(@"g__Fill\||Program:Fill ", @"Program[.:]<?Main", 0.9, null);
+
+    [Fact]
+    public void DotnetTraceAllocationTicksAreStacksWeightedByBytes()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-alloc-").FullName;
+        try
+        {
+            var nettrace = Path.Combine(dir, "trace.nettrace");
+            using (var gz = new System.IO.Compression.GZipStream(File.OpenRead(Fixture("net8-alloc-64mb.nettrace.gz")), System.IO.Compression.CompressionMode.Decompress))
+            using (var to = File.Create(nettrace))
+                gz.CopyTo(to);
+            var model = DotnetTraceBackend.ReadAllocations(nettrace, Path.Combine(dir, "trace.etlx"));
+            Assert.False(File.Exists(Path.Combine(dir, "trace.etlx")));
+            Assert.Equal(("alloc", "bytes"), (model.Kind, model.Unit));
+            // One tick per ~100 KB: the weights add up to what the program allocated (64 Ki arrays of 1000 bytes and more).
+            Assert.InRange(model.Samples.Count, 600, 700);
+            Assert.InRange(model.TotalWeight, 64 * 1024 * 1000.0, 72 * 1024 * 1024.0);
+            Assert.All(model.Samples, s => Assert.StartsWith("[alloc] ", s.Frames[^1]));
+            Assert.All(model.Samples, s => Assert.StartsWith("Thread (", s.Thread));
+            // Root first, in dotnet-trace's names: Main, then Fill, then the type it allocated.
+            var fill = model.Samples.First(s => s.Frames.Any(f => f.Contains("g__Fill|")));
+            Assert.Equal(["AllocProg!Program.<Main>$(class System.String[])", "AllocProg!Program.<<Main>$>g__Fill|0_0(class System.Collections.Generic.List`1<unsigned int8[]>,int32)", "[alloc] System.Byte[]"], fill.Frames);
+            var share = TraceEvidence.Share(FillUnderMain, model, reproduced: true);
+            Assert.True(share.Holds, $"Fill holds {share.Share} of Main's bytes");
+            Assert.InRange(TraceEvidence.Share(new(@"^\[alloc\] System\.Byte\[\]$", null, 0.9, null), model, true).Share!.Value, 0.95, 1);
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
+
+    [Fact]
+    public void ANettraceCutShortIsATraceException()
+    {
+        var dir = Directory.CreateTempSubdirectory("corpus-alloc-").FullName;
+        try
+        {
+            var bytes = new MemoryStream();
+            using (var gz = new System.IO.Compression.GZipStream(File.OpenRead(Fixture("net8-alloc-64mb.nettrace.gz")), System.IO.Compression.CompressionMode.Decompress))
+                gz.CopyTo(bytes);
+            var nettrace = Path.Combine(dir, "trace.nettrace");
+            File.WriteAllBytes(nettrace, bytes.ToArray()[..100_000]);
+            // TraceEvent's own FormatException ("Read past end of stream") becomes the trace's error, not the cell's crash.
+            var e = Assert.Throws<TraceException>(() => DotnetTraceBackend.ReadAllocations(nettrace, Path.Combine(dir, "trace.etlx")));
+            Assert.Contains("Read past end", e.Message);
+            Assert.False(File.Exists(Path.Combine(dir, "trace.etlx")));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
+
+    [Fact]
+    public void MonoAllocationSummaryBecomesStacksWeightedByBytes()
+    {
+        var lines = File.ReadLines(Fixture("mono-alloc-16mb.mprof-alloc.txt")).ToList();
+        var model = MonoLogProfilerBackend.ReadAllocations(lines);
+        Assert.Equal(("alloc", "bytes"), (model.Kind, model.Unit));
+        // Every byte of the summary lands in one sample: "Total memory allocated: 17309744 bytes in 23047 objects".
+        var total = long.Parse(lines.Single(l => l.StartsWith("Total memory allocated: ")).Split(' ')[3]);
+        Assert.Equal(total, model.TotalWeight);
+        Assert.Equal(lines.Count(l => l.EndsWith(" bytes from:")), model.Samples.Count(s => s.Frames[0] != "[native]"));
+        Assert.All(model.Samples, s => Assert.StartsWith("[alloc] ", s.Frames[^1]));
+        // Root first; the profiler's allocation wrappers are gone, so the allocating method sits right above the type.
+        var fill = model.Samples.MaxBy(s => s.Weight)!;
+        Assert.Equal(["(wrapper runtime-invoke) <Module>:runtime_invoke_void_object (object,intptr,intptr,intptr)", "Program:Main (string[])",
+                      "Program:Fill (System.Collections.Generic.List`1<byte[]>,int)", "[alloc] System.Byte[]"], fill.Frames);
+        Assert.True(TraceEvidence.Share(FillUnderMain, model, reproduced: true).Holds);
+    }
+
+    [Fact]
+    public void AllocTracesAskTheToolsForAllocations()
+    {
+        var run = new TraceRun(new TraceCapture("alloc", [], null, null, [], [], [], null), "/d", "/d/tmp", "trace", Capture.ToolRunner.Instance, "/r");
+        var mono = new MonoLogProfilerBackend().Wrap(new Subjects.Launch("/usr/bin/mono", ["p.exe"], new Dictionary<string, string>()), run);
+        Assert.Equal(["--profile=log:nodefaults,alloc,maxframes=64,output=/d/trace.mlpd", "p.exe"], mono.Args);
+        var dotnet = new DotnetTraceBackend("/r").Wrap(new Subjects.Launch("/s/dotnet", ["p.dll"], new Dictionary<string, string> { ["K"] = "V" }), run);
+        var args = dotnet.Args.ToList();
+        Assert.Equal("Microsoft-Windows-DotNETRuntime:0x1:5", args[args.IndexOf("--providers") + 1]);
+        Assert.DoesNotContain("Speedscope", args);
+        Assert.Equal(["--", "env", "K=V", "/s/dotnet", "p.dll"], args[args.IndexOf("--")..]);
     }
 }

@@ -138,8 +138,8 @@ public sealed class CoreClrKind : ISubjectKind
     public string CrashExecutable(Subject s, string program) => Path.Combine(s.Path, "dotnet");
 
     public string? TraceUnsupported(string subject, TraceCapture trace) =>
-        trace.Kind == TraceCapture.Cpu ? null
-            : $"dotnet-trace's speedscope export carries CPU samples only; '{trace.Kind}' on CoreCLR needs a nettrace reader, which the corpus does not have";
+        trace.Kind is TraceCapture.Cpu or TraceCapture.Alloc ? null
+            : $"dotnet-trace's backend takes 'cpu' (sample profiler) and 'alloc' (GC allocation ticks) traces, not '{trace.Kind}' on CoreCLR";
 
     public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new DotnetTraceBackend(context.Root);
 

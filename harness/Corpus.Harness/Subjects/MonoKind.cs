@@ -82,7 +82,7 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
     public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new MonoThreadDump();
 
     public string? TraceUnsupported(string subject, TraceCapture trace) =>
-        trace.Kind == TraceCapture.Cpu ? null : $"Mono's log profiler backend takes 'cpu' traces here, not '{trace.Kind}'";
+        trace.Kind is TraceCapture.Cpu or TraceCapture.Alloc ? null : $"Mono's log profiler backend takes 'cpu' and 'alloc' traces here, not '{trace.Kind}'";
 
     public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new MonoLogProfilerBackend();
 

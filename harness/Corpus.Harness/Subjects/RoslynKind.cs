@@ -220,8 +220,8 @@ public sealed partial class RoslynKind : ISubjectKind
     public string CrashExecutable(Subject s, string program) => Dotnet();
 
     public string? TraceUnsupported(string subject, TraceCapture trace) =>
-        trace.Kind == TraceCapture.Cpu ? null
-            : $"dotnet-trace's speedscope export carries CPU samples only; '{trace.Kind}' on the compiler runner (on CoreCLR) needs a nettrace reader, which the corpus does not have";
+        trace.Kind is TraceCapture.Cpu or TraceCapture.Alloc ? null
+            : $"dotnet-trace's backend takes 'cpu' (sample profiler) and 'alloc' (GC allocation ticks) traces, not '{trace.Kind}' on the compiler runner (on CoreCLR)";
 
     public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new DotnetTraceBackend(context.Root);
 

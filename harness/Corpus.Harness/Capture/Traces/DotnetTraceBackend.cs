@@ -1,7 +1,10 @@
 using System.Globalization;
 using System.Text.Json;
 using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
 using Corpus.Harness.Subjects;
+using Microsoft.Diagnostics.Tracing.Etlx;
+using Microsoft.Diagnostics.Tracing.Parsers.Clr;
 
 namespace Corpus.Harness.Capture.Traces;
 
@@ -11,7 +14,9 @@ namespace Corpus.Harness.Capture.Traces;
 /// tool runs from its restored package (`dotnet exec …/dotnet-trace.dll`), not `dotnet tool run`, so it does not
 /// depend on the cell's folder being inside the checkout; the case's environment goes to the child alone (through
 /// `env`), so a knob such as DOTNET_TieredCompilation=0 does not slow the tool. Its diagnostic sockets go to the
-/// run's private TMPDIR.
+/// run's private TMPDIR. An `alloc` trace records the runtime provider's GC keyword at verbose level instead (its
+/// GCAllocationTick events: one per ~100 KB allocated, with the type and the managed stack), read from the nettrace
+/// with TraceEvent.
 /// </summary>
 public sealed class DotnetTraceBackend(string root) : ITraceBackend
 {
@@ -53,10 +58,12 @@ public sealed class DotnetTraceBackend(string root) : ITraceBackend
     {
         var dotnet = SubjectKinds.Which("dotnet") ?? "/usr/share/dotnet/dotnet";
         var tmp = launch.Env.TryGetValue("TMPDIR", out var t) ? t : run.Tmp;
-        List<string> args = [_assembly ?? ToolAssembly(run.Root)!, "collect", "--format", "Speedscope", "-o", run.File("trace.nettrace"),
-                             "--show-child-io", "true"];
-        // EventPipe's sample profiler takes a stack every millisecond; it has no rate to set.
-        args.AddRange(["--profile", "dotnet-sampled-thread-time"]);
+        List<string> args = [_assembly ?? ToolAssembly(run.Root)!, "collect", "-o", run.File("trace.nettrace"), "--show-child-io", "true"];
+        if (run.Spec.Kind == TraceCapture.Alloc)
+            args.AddRange(["--providers", AllocProvider]);
+        else
+            // EventPipe's sample profiler takes a stack every millisecond; it has no rate to set.
+            args.AddRange(["--format", "Speedscope", "--profile", "dotnet-sampled-thread-time"]);
         args.Add("--");
         args.Add("env");
         args.AddRange(launch.Env.Select(kv => $"{kv.Key}={kv.Value}"));
@@ -65,14 +72,67 @@ public sealed class DotnetTraceBackend(string root) : ITraceBackend
         return new Launch(dotnet, args, new Dictionary<string, string> { ["TMPDIR"] = tmp, ["DOTNET_CLI_TELEMETRY_OPTOUT"] = "1" });
     }
 
+    /// <summary>The runtime provider, GC keyword (0x1), verbose (5): the level GCAllocationTick needs.</summary>
+    public const string AllocProvider = "Microsoft-Windows-DotNETRuntime:0x1:5";
+
     public Task<TraceModel> ReadAsync(TraceRun run, RunResult result, CancellationToken cancel)
     {
+        if (run.Spec.Kind == TraceCapture.Alloc)
+        {
+            var nettrace = run.File("trace.nettrace");
+            if (!File.Exists(nettrace) || new FileInfo(nettrace).Length == 0)
+                throw new TraceException($"{Tool} wrote no {Path.GetFileName(nettrace)} ({result.Status}): " + ErrorLines(result));
+            return Task.FromResult(ReadAllocations(nettrace, run.File("trace.etlx")) with { Files = [nettrace] });
+        }
         var speedscope = run.File("trace.speedscope.json");
         if (!File.Exists(speedscope))
-            throw new TraceException($"{Tool} wrote no {Path.GetFileName(speedscope)} ({result.Status}): "
-                                     + string.Join(" ", (result.Stderr + "\n" + result.Stdout).Split('\n').Where(l => l.Contains("rror") || l.Contains("xception")).Take(3)));
+            throw new TraceException($"{Tool} wrote no {Path.GetFileName(speedscope)} ({result.Status}): " + ErrorLines(result));
         var model = ReadSpeedscope(File.ReadAllText(speedscope), "cpu");
         return Task.FromResult(model with { Files = [run.File("trace.nettrace"), speedscope] });
+    }
+
+    private static string ErrorLines(RunResult result) =>
+        string.Join(" ", (result.Stderr + "\n" + result.Stdout).Split('\n').Where(l => l.Contains("rror") || l.Contains("xception")).Take(3));
+
+    /// <summary>
+    /// A nettrace's GCAllocationTick events into the model: one sample per event, weighted by the bytes allocated since
+    /// the last tick of its heap (so weights add up to what the program allocated), its managed stack root first with
+    /// frames named as dotnet-trace's speedscope names them ("Module!Method(args)"), and the allocated type as the leaf
+    /// ("[alloc] System.Byte[]"), so a share of a type and a share of a method read alike. TraceEvent resolves the
+    /// stacks through an .etlx it writes beside the trace; it is deleted once read (the nettrace holds the same).
+    /// </summary>
+    public static TraceModel ReadAllocations(string nettrace, string etlx)
+    {
+        var samples = new List<TraceSample>();
+        var unresolved = 0;
+        try
+        {
+            using (var log = new TraceLog(TraceLog.CreateFromEventPipeDataFile(nettrace, etlx)))
+                foreach (var e in log.Events)
+                {
+                    if (e is not GCAllocationTickTraceData tick) continue;
+                    var frames = new List<string> { "[alloc] " + (string.IsNullOrEmpty(tick.TypeName) ? "?" : tick.TypeName) };
+                    for (var s = tick.CallStack(); s is not null; s = s.Caller)
+                    {
+                        var method = s.CodeAddress.FullMethodName;
+                        if (string.IsNullOrEmpty(method)) { unresolved++; method = "0x" + s.CodeAddress.Address.ToString("x", CultureInfo.InvariantCulture); }
+                        frames.Add(s.CodeAddress.ModuleName is { Length: > 0 } module ? module + "!" + method : method);
+                    }
+                    frames.Reverse();
+                    samples.Add(new TraceSample(frames, tick.AllocationAmount64) { Thread = $"Thread ({tick.ThreadID})", Time = tick.TimeStampRelativeMSec / 1000 });
+                }
+        }
+        catch (Exception e) when (e is not IOException)
+        {
+            // A nettrace cut short (a killed run) fails deep in TraceEvent's deserializer, with its own exception types.
+            throw new TraceException($"TraceEvent could not read {Path.GetFileName(nettrace)}: {e.GetType().Name}: {e.Message}");
+        }
+        finally
+        {
+            File.Delete(etlx);
+        }
+        var note = unresolved > 0 ? $"{unresolved} frames named no method (no rundown for them)" : null;
+        return new TraceModel(TraceCapture.Alloc, "bytes", samples, []) { Note = note };
     }
 
     /// <summary>
