@@ -9,29 +9,15 @@ namespace Corpus.Harness.Tests;
 public class ComplexitySweepTests
 {
     /// <summary>Runs of 1 s each whose metric is time(n, index of the run in the cell).</summary>
-    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time) : IRunLauncher
+    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time) : FakeRunLauncher(cs)
     {
         public List<string> Labels { get; } = [];
-        public Manifest Manifest => throw new NotSupportedException();
-        public CaseSpec Case => cs;
-        public string Variant => "bug";
-        public Subject Subject => throw new NotSupportedException();
-        public string Dir => throw new NotSupportedException();
-        public int? ForceRuns => null;
-        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
-        public void Progress(string message) { }
-        public void DeleteRun(RunResult run, string label) { }
-        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
 
-        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed,
-                                            Func<ContainedProcess, Task>? alongside = null, Action<RunResult>? exited = null,
-                                            bool untilCaptured = false)
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
         {
             var value = time(n!.Value, Labels.Count);
             Labels.Add(label);
-            var run = new RunResult(0, null, false, false, 1.0, 1 << 20, "", "", "", "", "", []);
-            return Task.FromResult(new RunOutput(run, new Dictionary<string, double> { ["t"] = value },
-                                                 new Dictionary<string, double>()));
+            return Exited(new RunResult(0, null, false, false, 1.0, 1 << 20, "", "", "", "", "", []), new() { ["t"] = value });
         }
     }
 

@@ -68,26 +68,10 @@ public sealed class FactsOfLeaksAndFixturesTests
         Assert.Contains("\"mapped\": 0", json);
     }
 
-    private sealed class OneRun(CaseSpec cs, string stdout) : IRunLauncher
+    private sealed class OneRun(CaseSpec cs, string stdout) : FakeRunLauncher(cs)
     {
-        public Manifest Manifest => throw new NotSupportedException();
-        public CaseSpec Case => cs;
-        public string Variant => "bug";
-        public Subject Subject => throw new NotSupportedException();
-        public string Dir => throw new NotSupportedException();
-        public int? ForceRuns => null;
-        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
-        public void Progress(string message) { }
-        public void DeleteRun(RunResult run, string label) { }
-        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
-
-        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside = null,
-                                            Action<RunResult>? exited = null, bool untilCaptured = false)
-        {
-            var run = new RunResult(0, null, false, false, 0.07, 3 << 20, stdout, "", "", "", "", []);
-            exited?.Invoke(run);
-            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
-        }
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured) =>
+            Exited(new RunResult(0, null, false, false, 0.07, 3 << 20, stdout, "", "", "", "", []));
     }
 
     [Theory]

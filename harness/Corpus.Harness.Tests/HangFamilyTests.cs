@@ -185,28 +185,17 @@ public class HangRunTests
     private const string Knob = "DOTNET_ThreadPool_ThreadTimeoutMs";
 
     /// <summary>Every run prints a hang of the given length, released by the worker's exit; the runs are recorded.</summary>
-    private sealed class HangRuns(CaseSpec cs, double blockMs, IReadOnlyDictionary<string, string> env) : IRunLauncher
+    private sealed class HangRuns(CaseSpec cs, double blockMs, IReadOnlyDictionary<string, string> env) : FakeRunLauncher(cs)
     {
         public List<(string Label, TimedCapture? Timed, bool UntilCaptured)> Runs { get; } = [];
-        public Manifest Manifest => throw new NotSupportedException();
-        public CaseSpec Case => cs;
-        public string Variant => "bug";
-        public Subject Subject => throw new NotSupportedException();
-        public string Dir => throw new NotSupportedException();
-        public int? ForceRuns => null;
-        public IReadOnlyDictionary<string, string> Env => env;
-        public void Progress(string message) { }
-        public void DeleteRun(Containment.RunResult run, string label) { }
-        public Task<(Containment.RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+        public override IReadOnlyDictionary<string, string> Env => env;
 
-        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<Containment.ContainedProcess, Task>? alongside = null,
-                                            Action<Containment.RunResult>? exited = null, bool untilCaptured = false)
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
         {
             Runs.Add((label, timed, untilCaptured));
             var stdout = $"REPRO-REACHED ui-call t_ms=3.0 call=SetFocus\nREPRO-REACHED worker-exit t_ms={3 + blockMs}\n"
                          + $"REPRO-REACHED ui-return t_ms={3 + blockMs + 1} call=SetFocus\nREPRO-DONE\n";
-            var run = new Containment.RunResult(0, null, false, false, blockMs / 1000 + 1, 1 << 20, stdout, "", "", "", "", []);
-            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
+            return Exited(new Containment.RunResult(0, null, false, false, blockMs / 1000 + 1, 1 << 20, stdout, "", "", "", "", []));
         }
     }
 

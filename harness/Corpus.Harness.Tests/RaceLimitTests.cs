@@ -8,27 +8,15 @@ namespace Corpus.Harness.Tests;
 /// <summary>A race's verdict says which limit ended its runs: RUNS=N is not a budget.</summary>
 public sealed class RaceLimitTests
 {
-    private sealed class CleanRuns(CaseSpec cs, int? force) : IRunLauncher
+    private sealed class CleanRuns(CaseSpec cs, int? force) : FakeRunLauncher(cs)
     {
         public int Started;
-        public Manifest Manifest => throw new NotSupportedException();
-        public CaseSpec Case => cs;
-        public string Variant => "bug";
-        public Subject Subject => throw new NotSupportedException();
-        public string Dir => throw new NotSupportedException();
-        public int? ForceRuns => force;
-        public IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
-        public void Progress(string message) { }
-        public void DeleteRun(RunResult run, string label) { }
-        public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+        public override int? ForceRuns => force;
 
-        public Task<RunOutput> ExecuteAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside = null,
-                                            Action<RunResult>? exited = null, bool untilCaptured = false)
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
         {
             Interlocked.Increment(ref Started);
-            var run = new RunResult(0, null, false, false, 0.01, 1 << 20, "REPRO-DONE\n", "", "", "", "", []);
-            exited?.Invoke(run);
-            return Task.FromResult(new RunOutput(run, new Dictionary<string, double>(), new Dictionary<string, double>()));
+            return Exited(new RunResult(0, null, false, false, 0.01, 1 << 20, "REPRO-DONE\n", "", "", "", "", []));
         }
     }
 
