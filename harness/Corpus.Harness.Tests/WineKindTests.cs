@@ -1,3 +1,4 @@
+using Corpus.Harness.Model;
 using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Tests;
@@ -29,6 +30,17 @@ public sealed class WineKindTests : IDisposable
         File.WriteAllText(lone, "#!/bin/sh\necho wine-9.0\n");
         File.SetUnixFileMode(lone, UnixFileMode.UserRead | UnixFileMode.UserWrite | UnixFileMode.UserExecute);
         Assert.Contains("no wineserver beside it", SubjectKinds.Default.Resolve($"wine:{lone}", _root).Unavailable);
+    }
+
+    [Fact]
+    public void ADotnetWineSubjectNamesTheRuntimeItsProgramCarries()
+    {
+        var kind = new WineDotnetKind();
+        Assert.EndsWith("; .NET 8.0.31 (Microsoft.NETCore.App.Runtime.win-x64), self-contained",
+                        kind.Describe(new Subject("wine-net:8.0.31", kind, "/usr/bin/wine", "wine-8.0", null)));
+        Assert.EndsWith("; .NET 8 (the SDK's win-x64 pack), self-contained",
+                        kind.Describe(new Subject("wine-net8", kind, "/usr/bin/wine", "wine-8.0", null)));
+        Assert.EndsWith("win7 prefix", new WineKind().Describe(new Subject("wine", new WineKind(), "/usr/bin/wine", "wine-8.0", null)));
     }
 
     [Fact]

@@ -94,7 +94,7 @@ public abstract class WineKindBase : ISubjectKind
 
     public string CrashExecutable(Subject s, string program) => program;
 
-    public string Describe(Subject s) => $"{s.Version} at {s.Path}, {Windows(s)} prefix";
+    public virtual string Describe(Subject s) => $"{s.Version} at {s.Path}, {Windows(s)} prefix";
 }
 
 /// <summary>Native Win32 programs, cross-built with mingw-w64 from the case's CMake target.</summary>
@@ -179,6 +179,11 @@ public sealed class WineDotnetKind : WineKindBase
         : new UnavailableBackend("winedbg", "not taken for .NET under Wine outside a hang: winedbg --minidump took 7 to more than 20 s "
                                  + "and holds the program's exit while attached (a killed winedbg killed the program); managed stacks of a "
                                  + "Windows .NET process cannot be read on Linux");
+
+    /// <summary>Which .NET the program carries: a patch validator reads it beside Wine's version.</summary>
+    public override string Describe(Subject s) => $"{base.Describe(s)}; .NET "
+        + (RuntimeVersion(s.Name) is { } v ? $"{v} ({RuntimePack})" : $"{(s.Name == "wine-net8" ? "8" : "10")} (the SDK's win-x64 pack)")
+        + ", self-contained";
 
     /// <summary>
     /// Under Wine 8, .NET's W^X double mapping breaks dynamic methods: BinaryFormatter died with "Internal CLR error
