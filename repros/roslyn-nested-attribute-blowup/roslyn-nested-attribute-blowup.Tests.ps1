@@ -28,11 +28,11 @@ Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
         }
     }
 
-    It 'parse time multiplies per nesting level: a factor of at least 1.4 on 4.3.1, 4.5.0 and 4.8.0' {
+    It 'parse time multiplies per nesting level: a factor of at least 1.3 on 4.3.1, 4.5.0 and 4.8.0' {
         foreach ($cell in $blowing) {
             $cell | Should -Reproduce
             $cell.Family.facts.shape | Should -Be 'exponential'
-            $cell.Family.facts.slope | Should -BeGreaterOrEqual 1.4 -Because $cell.Context
+            $cell.Family.facts.slope | Should -BeGreaterOrEqual 1.3 -Because $cell.Context
         }
     }
 
