@@ -17,7 +17,7 @@ param(
     [switch] $Windows
 )
 $ErrorActionPreference = 'Stop'
-Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1')))))
+Import-Module (Join-Path $PSScriptRoot .. harness pester Corpus Corpus.psd1)
 $plan = if ($Windows) {
     @{ Repro = 'filemapping-leak'; Cell = 'win32/bug/windows'; Fact = 'heldObjects'; Value = 3
        It = 'the process holds the 8 page-file sections by handle*'; Detail = 'Detail: the memory belongs to no process'
@@ -34,8 +34,8 @@ $cells = @($found.Cells)
 if ($cells.Count -eq 0) { throw "run '$Run' holds no $repro cell to plant a fact in" }
 
 # The copy: this repro's cells of summary.json, each with its facts.json, under a run of its own.
-$root = Join-Path 'build' (Join-Path 'planted' ([guid]::NewGuid().ToString('n').Substring(0, 12)))
-$runDir = Join-Path $root (Join-Path 'artifacts' 'planted')
+$root = Join-Path build planted ([guid]::NewGuid().ToString('n').Substring(0, 12))
+$runDir = Join-Path $root artifacts planted
 New-Item -ItemType Directory -Force -Path $runDir | Out-Null
 $summary = Get-Content -Raw -LiteralPath (Join-Path $cells[0].RunDir 'summary.json') | ConvertFrom-Json
 $kept = foreach ($c in @($summary.cells | Where-Object repro -eq $repro)) {

@@ -12,7 +12,7 @@ param(
     [string[]] $Repro = @()
 )
 $ErrorActionPreference = 'Stop'
-Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1')))))
+Import-Module (Join-Path $PSScriptRoot .. harness pester Corpus Corpus.psd1)
 $Repro = @($Repro | ForEach-Object { $_ -split ',' } | Where-Object { $_ })
 $files = @(Get-ChildItem -Path repros -Filter '*.Tests.ps1' -Recurse -Depth 1 |
            Where-Object { -not $Repro -or $_.Directory.Name -in $Repro } | Sort-Object FullName)

@@ -19,7 +19,7 @@ param(
 )
 
 BeforeAll {
-    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' (Join-Path 'harness' (Join-Path 'pester' (Join-Path 'Corpus' 'Corpus.psd1'))))))
+    Import-Module (Join-Path $PSScriptRoot .. .. harness pester Corpus Corpus.psd1)
 }
 
 Describe '@ID@' -Tag 'Scenario' {

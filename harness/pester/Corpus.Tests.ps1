@@ -28,7 +28,7 @@ param(
 )
 
 BeforeDiscovery {
-    Import-Module (Join-Path $PSScriptRoot (Join-Path 'Corpus' 'Corpus.psd1'))
+    Import-Module (Join-Path $PSScriptRoot Corpus Corpus.psd1)
     $listArgs = @{}
     if ($Repro) { $listArgs.Repro = $Repro }
     if ($Root) { $listArgs.Root = $Root }
@@ -38,7 +38,7 @@ BeforeDiscovery {
 }
 
 BeforeAll {
-    Import-Module (Join-Path $PSScriptRoot (Join-Path 'Corpus' 'Corpus.psd1'))
+    Import-Module (Join-Path $PSScriptRoot Corpus Corpus.psd1)
 }
 
 Describe 'repro <Name>' -Tag 'Scenario' -ForEach $repros {

@@ -10,7 +10,7 @@ foreach ($folder in 'Private', 'Public', 'Operators') {
 
 # The corpus checkout this module belongs to (harness/pester/Corpus is three levels down); $env:CORPUS_ROOT overrides.
 $script:DefaultRoot = if ($env:CORPUS_ROOT) { $env:CORPUS_ROOT } else {
-    (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
+    (Resolve-Path (Join-Path $PSScriptRoot .. .. ..)).Path
 }
 
 # Pester keeps one table of operators per session: registering the same test again is a no-op.

@@ -3,7 +3,7 @@
 # real `corpus list`. Run by make unit.
 
 BeforeAll {
-    Import-Module (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path 'Corpus' 'Corpus.psd1')))
+    Import-Module (Join-Path $PSScriptRoot .. Corpus Corpus.psd1)
 
     # A run of two cells; the bug cell's folder kept with a dump-facts file, the fix cell's deleted (as without --keep).
     function New-Run([string] $Root) {
@@ -144,7 +144,7 @@ Describe 'Invoke-CorpusCell' -Tag 'CI' {
     # under a second.
     BeforeAll {
         # corpus points artifacts/latest at its last run; these runs are removed after, so it goes back to where it was.
-        $latest = Join-Path (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path (Join-Path 'artifacts' 'latest')
+        $latest = Join-Path (Resolve-Path (Join-Path $PSScriptRoot .. .. ..)).Path (Join-Path artifacts latest)
         $latestBefore = (Get-Item -LiteralPath $latest -ErrorAction Ignore).Target
         $keptId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
         $prunedId = 'pester-unit-' + [guid]::NewGuid().ToString('N').Substring(0, 8)
@@ -183,7 +183,7 @@ Describe 'Invoke-CorpusCell' -Tag 'CI' {
 
 Describe 'the Corpus module' -Tag 'CI' {
     It 'exports exactly the functions of Public/, one a file' {
-        $moduleDir = Join-Path $PSScriptRoot (Join-Path '..' 'Corpus')
+        $moduleDir = Join-Path $PSScriptRoot .. Corpus
         $manifest = Test-ModuleManifest -Path (Join-Path $moduleDir 'Corpus.psd1')
         $public = @(Get-ChildItem -Path (Join-Path $moduleDir 'Public') -Filter '*.ps1' -File | ForEach-Object BaseName | Sort-Object)
         @($manifest.ExportedFunctions.Keys | Sort-Object) | Should -Be $public
@@ -193,7 +193,7 @@ Describe 'the Corpus module' -Tag 'CI' {
 
 Describe 'the Tests files of the tree' -Tag 'CI' {
     It 'tag each Describe with exactly one of CI, Feature or Scenario' {
-        $root = (Resolve-Path (Join-Path $PSScriptRoot (Join-Path '..' (Join-Path '..' '..')))).Path
+        $root = (Resolve-Path (Join-Path $PSScriptRoot .. .. ..)).Path
         $files = Get-ChildItem -Path (Join-Path $root 'harness'), (Join-Path $root 'repros') -Filter '*.Tests.ps1' -Recurse -File
         $files.Count | Should -BeGreaterThan 2
         $untagged = foreach ($file in $files) {

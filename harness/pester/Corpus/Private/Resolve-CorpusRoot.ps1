@@ -3,7 +3,7 @@ function Resolve-CorpusRoot {
     param([string] $Root)
     if (-not $Root) { $Root = $script:DefaultRoot }
     $full = (Resolve-Path -LiteralPath $Root -ErrorAction Stop).Path
-    $dll = Join-Path $full (Join-Path 'build' (Join-Path 'harness' (Join-Path 'corpus' 'corpus.dll')))
+    $dll = Join-Path $full build harness corpus corpus.dll
     if (-not (Test-Path -LiteralPath $dll -PathType Leaf)) {
         throw "the harness is not built: no $dll (run 'make setup' in $full)"
     }

@@ -50,7 +50,7 @@ function Get-CorpusRun {
     )
     $rootDir = if ($Root) { (Resolve-Path -LiteralPath $Root -ErrorAction Stop).Path } else { $script:DefaultRoot }
     $summary = $null
-    foreach ($candidate in @($Path, (Join-Path $Path 'summary.json'), (Join-Path $rootDir (Join-Path 'artifacts' (Join-Path $Path 'summary.json'))))) {
+    foreach ($candidate in @($Path, (Join-Path $Path 'summary.json'), (Join-Path $rootDir artifacts $Path summary.json))) {
         if ((Split-Path -Leaf $candidate) -eq 'summary.json' -and (Test-Path -LiteralPath $candidate -PathType Leaf)) {
             $summary = (Resolve-Path -LiteralPath $candidate).Path
             break

@@ -81,7 +81,7 @@ function Invoke-CorpusCell {
         if ($r.ExitCode -eq 2) {
             throw "corpus run exited 2 (bad input) for ${Repro}:$Case/$Variant/${Subject}: $($output -join [Environment]::NewLine)"
         }
-        $runDir = Join-Path $corpus.Root (Join-Path 'artifacts' $id)
+        $runDir = Join-Path $corpus.Root artifacts $id
         $summary = Join-Path $runDir 'summary.json'
         if (-not (Test-Path -LiteralPath $summary -PathType Leaf)) {
             throw "corpus run exited $($r.ExitCode) without $summary`: $($output -join [Environment]::NewLine)"
