@@ -33,6 +33,14 @@ public sealed partial class PerfTrace : ITraceBackend
     /// <summary>cpu-clock samples per second (perf's -F): 999, off the 1 kHz tick, as perf's documentation advises.</summary>
     public const int CpuHz = 999;
 
+    /// <summary>
+    /// perf's ring buffer per CPU (-m), set as root, where no mlock limit applies. perf's default follows the host's
+    /// kernel.perf_event_mlock_kb (516 KB here: about 60 syscall records with their 8 KB stacks), and a run whose perf
+    /// is not scheduled while its program runs loses every record past that: a CI host lost the three views of a
+    /// 54-record run. A run that still loses records has an incomplete trace, which <see cref="Read"/> refuses.
+    /// </summary>
+    public const string RootBuffer = "4M";
+
     public string Name => "perf";
     public string? Path { get; }
     public string? Unavailable { get; }
@@ -128,20 +136,23 @@ public sealed partial class PerfTrace : ITraceBackend
         return Task.FromResult(NativeTraceModel.FromPerf(run.Spec.Kind, raw, run.Markers, [data, run.File("perf.script.txt")]));
     }
 
-    /// <summary>`perf record -q -k CLOCK_MONOTONIC -o FILE EVENTS -- program args`.</summary>
-    public static IReadOnlyList<string> RecordArgs(string dataFile, IReadOnlyList<string> events, string program, IReadOnlyList<string> args) =>
-        ["record", "-q", "-k", "CLOCK_MONOTONIC", "-o", dataFile, .. events, "--", program, .. args];
+    /// <summary>`perf record -q -k CLOCK_MONOTONIC [-m BUFFER] -o FILE EVENTS -- program args`.</summary>
+    public static IReadOnlyList<string> RecordArgs(string dataFile, IReadOnlyList<string> events, string program, IReadOnlyList<string> args,
+                                                   string? buffer = null) =>
+        ["record", "-q", "-k", "CLOCK_MONOTONIC", .. buffer is null ? Array.Empty<string>() : ["-m", buffer], "-o", dataFile, .. events, "--", program, .. args];
 
     /// <summary>
     /// The run launched under perf record; its environment is the program's. As root, in a mount namespace of its own:
     /// perf mounts tracefs at /sys/kernel/tracing the first time it needs a syscall tracepoint, and that mount must
     /// not stay on the host. perf script needs no tracefs: perf.data carries the tracepoints' formats.
     /// </summary>
-    public Launch Wrap(Launch launch, string dataFile, IReadOnlyList<string> events)
+    /// <param name="buffer">perf's -m; null: <see cref="RootBuffer"/> as root, perf's default otherwise.</param>
+    public Launch Wrap(Launch launch, string dataFile, IReadOnlyList<string> events, string? buffer = null)
     {
         if (Unavailable is { } why) throw new PlatformNotSupportedException(why);
-        var record = RecordArgs(dataFile, events, launch.File, launch.Args);
-        return Environment.UserName == "root" && SubjectKinds.Which("unshare") is { } unshare
+        var root = Environment.UserName == "root";
+        var record = RecordArgs(dataFile, events, launch.File, launch.Args, buffer ?? (root ? RootBuffer : null));
+        return root && SubjectKinds.Which("unshare") is { } unshare
             ? launch with { File = unshare, Args = ["--mount", "--propagation", "private", "--", Path!, .. record] }
             : launch with { File = Path!, Args = record };
     }
@@ -150,14 +161,27 @@ public sealed partial class PerfTrace : ITraceBackend
     public static IReadOnlyList<string> ScriptArgs(string dataFile) =>
         ["script", "-i", dataFile, "-F", "pid,tid,time,period,event,trace,ip,sym,dso", "--ns"];
 
-    /// <summary>Runs perf script over a recorded file and parses it; origin is the run's start on CLOCK_MONOTONIC.</summary>
+    /// <summary>
+    /// Runs perf script over a recorded file and parses it; origin is the run's start on CLOCK_MONOTONIC. A file in which
+    /// perf lost records (perf script warns "Processed N events and lost M chunks!") is refused: a syscall trace with
+    /// holes reads as calls that never happened.
+    /// </summary>
     public NativeTraceData Read(IToolRunner runner, string dataFile, string textFile, double origin)
     {
         if (Unavailable is { } why) throw new PlatformNotSupportedException(why);
         var r = runner.Run(Path!, ScriptArgs(dataFile), TimeSpan.FromMinutes(5));
         File.WriteAllText(textFile, r.Stdout);
         if (r.TimedOut || r.ExitCode != 0) throw new InvalidOperationException(r.Describe("perf script"));
+        if (Lost(r.Stderr) is { } lost)
+            throw new InvalidOperationException($"perf lost records of {dataFile}: {lost}; its ring buffer (-m) filled before perf wrote it out");
         return Parse(r.Stdout, origin);
+    }
+
+    /// <summary>perf script's warnings that records were lost, joined; null when it printed none.</summary>
+    public static string? Lost(string stderr)
+    {
+        var lines = LostLine().Matches(stderr).Select(m => m.Value.TrimEnd('!')).ToList();
+        return lines.Count == 0 ? null : string.Join("; ", lines);
     }
 
     /// <summary>
@@ -228,6 +252,9 @@ public sealed partial class PerfTrace : ITraceBackend
 
     [GeneratedRegex(@"^\s+(?<ip>[0-9a-f]+)\s+(?<sym>.+?)\s+\((?<dso>[^()]*)\)$")]
     private static partial Regex FrameLine();
+
+    [GeneratedRegex(@"Processed \d+ (events|samples) and lost [\d.]+( chunks|%)!")]
+    private static partial Regex LostLine();
 
     [GeneratedRegex(@"^[a-z0-9_]+$")]
     private static partial Regex SyscallName();
