@@ -142,9 +142,11 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
                 "REPRO-REACHED deserialize-start n={0}", n));
 
             QuietGc();
+            double cpuStart = ProcessCpu.Seconds();
             sw = Stopwatch.StartNew();
             object result = formatter.Deserialize(stream);
             sw.Stop();
+            double deserializeCpuSeconds = ProcessCpu.Seconds() - cpuStart;
             double deserializeSeconds = sw.Elapsed.TotalSeconds;
 
             string problem = Validate(result, n);
@@ -155,8 +157,8 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
             }
 
             output.WriteLine(string.Format(CultureInfo.InvariantCulture,
-                "METRIC {{\"n\":{0},\"bytes\":{1},\"serialize_s\":{2},\"deserialize_s\":{3}}}",
-                n, length, Seconds(serializeSeconds), Seconds(deserializeSeconds)));
+                "METRIC {{\"n\":{0},\"bytes\":{1},\"serialize_s\":{2},\"deserialize_s\":{3},\"deserialize_cpu_s\":{4}}}",
+                n, length, Seconds(serializeSeconds), Seconds(deserializeSeconds), Seconds(deserializeCpuSeconds)));
             output.WriteLine("REPRO-DONE");
             return 0;
         }

@@ -1,10 +1,12 @@
 // binaryformatter-quadratic: tests for the BinaryFormatter O(n^2) deserialization repro; write-up: docs/labs/binaryformatter-quadratic.md
 using System;
+using System.Diagnostics;
 using System.Globalization;
 using System.IO;
 using System.Runtime.Serialization.Formatters.Binary;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using System.Threading;
 using Xunit;
 
 namespace Corpus.Repros.BinaryFormatterQuadratic.Tests
@@ -87,13 +89,31 @@ namespace Corpus.Repros.BinaryFormatterQuadratic.Tests
                 Assert.Equal(bytes, root.GetProperty("bytes").GetInt64());
                 double ser = root.GetProperty("serialize_s").GetDouble();
                 double de = root.GetProperty("deserialize_s").GetDouble();
+                double cpu = root.GetProperty("deserialize_cpu_s").GetDouble();
                 Assert.InRange(ser, 0.0, 60.0);
                 Assert.InRange(de, 0.0, 60.0);
+                Assert.InRange(cpu, 1e-6, 60.0);
             }
             Assert.Matches(@"""serialize_s"":\d+\.\d{4,}", lines[2]);
             Assert.Matches(@"""deserialize_s"":\d+\.\d{4,}", lines[2]);
+            Assert.Matches(@"""deserialize_cpu_s"":\d+\.\d{4,}", lines[2]);
 
             Assert.Equal("REPRO-DONE", lines[3]);
+        }
+
+        // The sweep's clock counts this process's work and nothing else: a spin moves it as far as the wall clock, a
+        // sleep of the same length does not.
+        [Fact]
+        public void ProcessCpuCountsWorkNotWaiting()
+        {
+            double start = ProcessCpu.Seconds();
+            Stopwatch wall = Stopwatch.StartNew();
+            while (ProcessCpu.Seconds() - start < 0.2 && wall.Elapsed.TotalSeconds < 10) { }
+            Assert.InRange(ProcessCpu.Seconds() - start, 0.2, 10.0);
+
+            double beforeSleep = ProcessCpu.Seconds();
+            Thread.Sleep(300);
+            Assert.InRange(ProcessCpu.Seconds() - beforeSleep, 0.0, 0.1);
         }
 
         [Fact]
