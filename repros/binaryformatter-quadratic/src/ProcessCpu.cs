@@ -2,13 +2,15 @@
 // Kept to C# 7 syntax on purpose: the same file is compiled by Mono's mcs and by the .NET SDK.
 using System;
 using System.ComponentModel;
+using System.Diagnostics;
 using System.Runtime.InteropServices;
 
 namespace Corpus.Repros.BinaryFormatterQuadratic
 {
     // Wall time counts whatever else the host runs; CPU time counts the deserializer's own work (and its collector's
-    // threads). Process.TotalProcessorTime is too coarse for the smallest size: 10 ms ticks on Linux. Windows has
-    // nothing finer in seconds than GetProcessTimes, which counts clock ticks too (15.6 ms; 10 ms under Wine).
+    // threads). Process.TotalProcessorTime is too coarse for the smallest size on Linux (10 ms ticks), so Linux asks
+    // the kernel; on Windows it is GetProcessTimes, and nothing finer in seconds exists there (ticks of 15.6 ms; 10 ms
+    // under Wine).
     public static class ProcessCpu
     {
         const int ClockProcessCpuTimeId = 2;
@@ -23,21 +25,10 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
         [DllImport("libc.so.6", EntryPoint = "clock_gettime", SetLastError = true)]
         static extern int ClockGetTime(int clock, out Timespec value);
 
-        [DllImport("kernel32.dll")]
-        static extern IntPtr GetCurrentProcess();
-
-        [DllImport("kernel32.dll", SetLastError = true)]
-        static extern bool GetProcessTimes(IntPtr process, out long creation, out long exit, out long kernel, out long user);
-
         public static double Seconds()
         {
             if (Environment.OSVersion.Platform == PlatformID.Win32NT)
-            {
-                long creation, exit, kernel, user;
-                if (!GetProcessTimes(GetCurrentProcess(), out creation, out exit, out kernel, out user))
-                    throw new Win32Exception(Marshal.GetLastWin32Error());
-                return (kernel + user) / 1e7;   // 100 ns units
-            }
+                return Process.GetCurrentProcess().TotalProcessorTime.TotalSeconds;
             Timespec now;
             if (ClockGetTime(ClockProcessCpuTimeId, out now) != 0)
                 throw new Win32Exception(Marshal.GetLastWin32Error());
