@@ -105,7 +105,8 @@ public class NativeTraceTests
             Assert.True(leak.Views.Count == 3,
                         $"{leak.Views.Count} views in {string.Join(", ", bug.Events.GroupBy(e => e.Name).Select(g => $"{g.Key}×{g.Count()}"))}");
             Assert.True(leak.NotClosed.Count == 3,
-                        $"marker at {marker:0.000} s; closed at {string.Join(", ", leak.Views.Select(v => v.ClosedAt?.ToString("0.000") ?? "-"))}");
+                        $"marker at {marker:0.000} s of {run.WallSeconds:0.000} s; unmapped, closed at " +
+                        string.Join(", ", leak.Views.Select(v => $"{v.UnmappedAt:0.000} {v.ClosedAt?.ToString("0.000") ?? "-"}")));
             Assert.Equal(3L * (4 << 20), leak.NotClosedBytes);
             Assert.All(leak.Views, v => Assert.Equal("memfd_create", v.Created));
             Assert.All(leak.Views, v => Assert.Contains(v.UnmapFrames, f => f.Contains("leak_one")));
