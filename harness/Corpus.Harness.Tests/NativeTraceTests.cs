@@ -174,6 +174,19 @@ public class NativeTraceTests
         finally { Directory.Delete(dir, true); }
     }
 
+    /// <summary>perf's records are on the kernel's clock, the run's markers on the harness's: a time namespace's offset
+    /// between them is read from /proc (ci/unit.sh runs the perf tests again 1000 s ahead).</summary>
+    [Fact]
+    public void TheKernelClocksOffsetIsTheTimeNamespaces()
+    {
+        Assert.Equal(1000.5, PerfTrace.MonotonicOffset("monotonic        1000 500000000\nboottime            0         0\n"));
+        Assert.Equal(-7, PerfTrace.MonotonicOffset("boottime 3 0\nmonotonic -7 0\n"));
+        Assert.Equal(0, PerfTrace.MonotonicOffset(""));
+        var r = ToolRunner.Instance.Run("unshare", ["--time", "--monotonic", "1000", "cat", "/proc/self/timens_offsets"], TimeSpan.FromSeconds(30));
+        Assert.True(r.ExitCode == 0, r.Describe("unshare --time"));
+        Assert.Equal(1000, PerfTrace.MonotonicOffset(r.Stdout));
+    }
+
     [Fact]
     public void PerfScriptsLossWarningsAreRead()
     {

@@ -174,7 +174,27 @@ public sealed partial class PerfTrace : ITraceBackend
         if (r.TimedOut || r.ExitCode != 0) throw new InvalidOperationException(r.Describe("perf script"));
         if (Lost(r.Stderr) is { } lost)
             throw new InvalidOperationException($"perf lost records of {dataFile}: {lost}; its ring buffer (-m) filled before perf wrote it out");
-        return Parse(r.Stdout, origin);
+        return Parse(r.Stdout, origin - KernelClockOffset.Value);
+    }
+
+    /// <summary>
+    /// How far this process's CLOCK_MONOTONIC runs ahead of the kernel's, in seconds. perf stamps its records with the
+    /// kernel's clock; the run's start and markers are on ours, which a time namespace moves (a sandbox or a restored
+    /// container may run the harness in one: 1000 s ahead, every unmap and close read 1000 s before the marker).
+    /// </summary>
+    public static readonly Lazy<double> KernelClockOffset = new(() =>
+        File.Exists("/proc/self/timens_offsets") ? MonotonicOffset(File.ReadAllText("/proc/self/timens_offsets")) : 0);
+
+    /// <summary>The monotonic line of /proc/PID/timens_offsets ("monotonic  SECONDS  NANOSECONDS"); 0 without one.</summary>
+    public static double MonotonicOffset(string timensOffsets)
+    {
+        foreach (var line in timensOffsets.Split('\n'))
+        {
+            var f = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+            if (f.Length == 3 && f[0] == "monotonic")
+                return long.Parse(f[1], CultureInfo.InvariantCulture) + long.Parse(f[2], CultureInfo.InvariantCulture) / 1e9;
+        }
+        return 0;
     }
 
     /// <summary>perf script's warnings that records were lost, joined; null when it printed none.</summary>
