@@ -43,7 +43,7 @@ public class NativeTraceTests
             }
             printf("REPRO-REACHED leaked\n");
             fflush(stdout);
-            usleep(2000000);   /* the cut is when the harness read the marker: a loaded host reads it late */
+            usleep(2000000);   /* the cut is when the harness read the marker: a CI host read it over 200 ms late */
             if (!fix) for (int i = 0; i < 3; i++) close(fds[i]);
             return 0;
         }

@@ -13,7 +13,8 @@ namespace Corpus.Harness.Capture.Traces;
 /// the tree on a timeout, and, when the program ends, writes its file before it exits with the program's status (a
 /// signal is raised again: a SIGSEGV run reads as SIGSEGV). Started beside the program instead (perf -p), a perf that
 /// the run's end kills leaves a file `perf script` cannot read. Timestamps are CLOCK_MONOTONIC (-k), the clock of
-/// .NET's Stopwatch on Linux, so events line up with the run's markers.
+/// .NET's Stopwatch on Linux less any time namespace's offset (<see cref="KernelClockOffset"/>), so events line up with
+/// the run's markers.
 /// </summary>
 public sealed partial class PerfTrace : ITraceBackend
 {
@@ -174,7 +175,7 @@ public sealed partial class PerfTrace : ITraceBackend
         if (r.TimedOut || r.ExitCode != 0) throw new InvalidOperationException(r.Describe("perf script"));
         if (Lost(r.Stderr) is { } lost)
             throw new InvalidOperationException($"perf lost records of {dataFile}: {lost}; its ring buffer (-m) filled before perf wrote it out");
-        return Parse(r.Stdout, origin - KernelClockOffset.Value);
+        return Parse(r.Stdout, origin - KernelClockOffset);
     }
 
     /// <summary>
@@ -182,8 +183,8 @@ public sealed partial class PerfTrace : ITraceBackend
     /// kernel's clock; the run's start and markers are on ours, which a time namespace moves (a sandbox or a restored
     /// container may run the harness in one: 1000 s ahead, every unmap and close read 1000 s before the marker).
     /// </summary>
-    public static readonly Lazy<double> KernelClockOffset = new(() =>
-        File.Exists("/proc/self/timens_offsets") ? MonotonicOffset(File.ReadAllText("/proc/self/timens_offsets")) : 0);
+    private static readonly double KernelClockOffset =
+        File.Exists("/proc/self/timens_offsets") ? MonotonicOffset(File.ReadAllText("/proc/self/timens_offsets")) : 0;
 
     /// <summary>The monotonic line of /proc/PID/timens_offsets ("monotonic  SECONDS  NANOSECONDS"); 0 without one.</summary>
     public static double MonotonicOffset(string timensOffsets)
