@@ -33,7 +33,8 @@ SELECT = --repro $(or $(REPRO),$(DEMO_REPRO)) \
 # whenever the corpus exits non-zero; the corpus's own code (1: a cell differs, 2: bad input) is in make's "Error N".
 RUN_VARS := REPRO SUBJECT VARIANT CASE KEEP RUNS ENV SHARD
 ifneq ($(filter run,$(or $(MAKECMDGOALS),run)),)
-  given_vars := $(foreach d,$(MAKEOVERRIDES),$(if $(findstring =,$d),$(firstword $(subst +, ,$(subst :, ,$(subst =, ,$d))))))
+  # By origin, not by splitting MAKEOVERRIDES into words: a value with spaces (ENV='A=1 B=2') is one variable.
+  given_vars := $(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $v)),$v))
   ifneq ($(filter-out $(RUN_VARS),$(given_vars)),)
     $(error unknown variable $(filter-out $(RUN_VARS),$(given_vars)) for make run; it takes $(RUN_VARS))
   endif

@@ -88,4 +88,9 @@ fi
 if [[ ! build/harness/freelog.so -nt harness/native/freelog/freelog.c ]]; then
   gcc -O2 -g -fPIC -shared -fno-omit-frame-pointer -o build/harness/freelog.so harness/native/freelog/freelog.c -ldl
 fi
+# xstate: preloaded into the gdb that records time travel; it completes the register writes gdb 13 makes too short
+# for a kernel with a larger XSAVE area (see harness/native/xstate).
+if [[ ! build/harness/xstate.so -nt harness/native/xstate/xstate.c ]]; then
+  gcc -O2 -g -fPIC -shared -Wall -o build/harness/xstate.so harness/native/xstate/xstate.c -ldl
+fi
 echo "setup: ready in $(( $(date +%s) - start )) s" >&2

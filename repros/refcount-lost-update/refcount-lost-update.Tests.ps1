@@ -52,6 +52,8 @@ Describe 'refcount-lost-update' -Tag 'Scenario' {
     It 'the time-travel walk goes back from the crash to the exchange that wrote back a stale count' {
         Assert-LostIncrement $forced
         $walk = $forced.Evidence | Where-Object key -eq 'timeTravel'
+        # A host whose gdb cannot replay says so with gdb's own message: the claim is then not shown here, not false.
+        if ($walk.status -eq 'unavailable') { Set-ItResult -Skipped -Because $walk.detail; return }
         $walk.status | Should -Be 'holds'
         $walk.facts.shown | Should -Match 'LOST UPDATE: .*exchange.* found (\d+) and wrote back (\d+)'
     }

@@ -195,7 +195,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     {
         var detail = verdict.Detail;
         foreach (var e in evidence.Where(e => e.Status != EvidenceStatus.NotJudged))
-            detail += e.Status == EvidenceStatus.Holds ? $"; {e.Detail}" : $"; but {e.Detail}";
+            detail += e.Status is EvidenceStatus.Holds or EvidenceStatus.Unavailable ? $"; {e.Detail}" : $"; but {e.Detail}";
         var outcome = evidence.Any(e => e.Status == EvidenceStatus.Broken) ? Outcome.Error
             : evidence.Any(e => e.Status == EvidenceStatus.Fails) ? Outcome.WrongFailure
             : verdict.Outcome;

@@ -151,37 +151,3 @@ public sealed class DoubleFreeEvidence : IEvidenceCheck
             new DoubleFreeFacts(facts.Pointer!, other.Thread, Frames(other), facts.CrashThread, Frames(aborting)), figure));
     }
 }
-
-/// <summary>
-/// Time travel (the TTD counterpart): after a reproduction, the native program once more under gdb's `record full`,
-/// driven by the repro's script; its output must show the capture's pattern. Not shown is an error: the manifest
-/// asked for this evidence and the harness could not produce it.
-/// </summary>
-public sealed record TimeTravelFacts(string Shows, string? Shown, string Output, double Seconds, string Status);
-
-public sealed class TimeTravelEvidence : IEvidenceCheck
-{
-    public string Key => "timeTravel";
-    public bool InSignature => false;
-    public bool Expensive => true;
-    public object ReadSpec(Fields f) => throw new NotSupportedException("time travel is read from the case's capture");
-    public bool Applies(CaseSpec cs, Subject subject) => cs.TimeTravel is { } tt && tt.Subjects.Contains(subject.Name);
-
-    public async Task<EvidenceResult> CheckAsync(EvidenceContext x)
-    {
-        var tt = x.Case.TimeTravel!;
-        var (run, stdout) = await x.Runs.RecordAsync(tt);
-        var shown = run.Stdout.Split('\n').FirstOrDefault(l => Regex.IsMatch(l, tt.Shows))?.TrimStart('|', ' ');
-        var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status);
-        lock (x.Cell.Captures)
-            x.Cell.Captures.Add(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
-                                                  shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/") { Run = "time-travel" });
-        if (shown is not null)
-        {
-            x.Cell.Metrics["time_travel"] = shown;
-            return EvidenceResult.Hold(Key, $"time travel: {shown}", facts, "time travel walked back to it");
-        }
-        return new EvidenceResult(Key, EvidenceStatus.Broken,
-            $"the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: see {stdout}") { Facts = facts };
-    }
-}

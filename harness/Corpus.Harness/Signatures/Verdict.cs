@@ -36,6 +36,11 @@ public enum EvidenceStatus
     NotJudged,
     /// <summary>The capture the evidence needs broke: the harness cannot tell, so the cell is an error.</summary>
     Broken,
+    /// <summary>
+    /// This host cannot take the capture (gdb cannot replay here), said with the tool's own message: shown in the
+    /// detail, not judged. Only for evidence outside the signature, so the verdict still rests on evidence.
+    /// </summary>
+    Unavailable,
 }
 
 /// <summary>What one evidence check found: its status, a one-line detail, typed facts and key figures.</summary>
