@@ -131,6 +131,17 @@ public sealed class InputValidationTests : IDisposable
     }
 
     [Fact]
+    public void AShareIsOfTheMainThreadOrOfAllThreads()
+    {
+        var real = File.ReadAllText(Path.Combine(RoslynTriggerTests.Root, "repros", "roslyn-nested-attribute-blowup", "repro.json"))
+                       .Replace("\"id\": \"roslyn-nested-attribute-blowup\"", "\"id\": \"ID\"");
+        Assert.Contains("\"thread\": \"main\"", real);
+        var e = ManifestError(real.Replace("\"thread\": \"main\"", "\"thread\": \"worker\""));
+        Assert.Equal("cases[0].signature.trace.samples[0].thread", e.Field);
+        Assert.Contains("give 'main'", e.Problem);
+    }
+
+    [Fact]
     public void ComplexityNeedsSizePlaceholderAndSaneBounds()
     {
         var complexity = GoodManifest.Replace("\"process\": { \"exit\": \"nonzero\", \"output\": [\"boom\"] }",

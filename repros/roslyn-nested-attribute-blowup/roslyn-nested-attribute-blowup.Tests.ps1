@@ -52,11 +52,12 @@ Describe 'roslyn-nested-attribute-blowup' -Tag 'Scenario' {
         }
     }
 
-    It 'the CPU trace of the deepest nesting that finished puts most of the runner''s samples in ParseAttributeDeclaration or ParseCollectionExpression' {
+    It 'the CPU trace of the deepest nesting that finished puts most of the parsing thread''s samples in ParseAttributeDeclaration or ParseCollectionExpression' {
         foreach ($cell in $blowing) {
             $trace = $cell.Evidence | Where-Object key -eq 'trace'
             $trace.status | Should -Be 'holds' -Because $cell.Context
             $trace.facts.shares[0].judged | Should -Be 'min'
+            $trace.facts.shares[0].thread | Should -Match '^Thread \(\d+\)$' -Because 'the share is of the main thread alone'
             $trace.facts.shares[0].share | Should -BeGreaterOrEqual 0.5 -Because $cell.Context
             @($cell.Facts.traces)[0].backend | Should -Be 'dotnet-trace'
             Join-Path $PSScriptRoot '..' '..' @($cell.Facts.traces)[0].flameGraph | Should -Exist

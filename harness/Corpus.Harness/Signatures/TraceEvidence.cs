@@ -11,20 +11,26 @@ namespace Corpus.Harness.Signatures;
 /// of those with a frame matching Frame at or above it (towards the leaf). Min: at least this share on a reproduced
 /// cell. CleanMax: below this share on a clean cell (the subject that fixed the bug).
 /// </summary>
+/// <param name="Thread">"main": only the samples of the process's main thread (its id is the process's), for a program
+/// that does its work there and whose other threads come and go from run to run (CoreCLR's finalizer thread enters a
+/// thread-time trace at its first finalizer, and from then on counts the whole run).</param>
 /// <param name="Label">What the share is called in key figures ("ObjectManager of deserialize"); default the regexes.</param>
-public sealed record TraceShareSpec(string Frame, string? Under, double? Min, double? CleanMax, string? Label = null)
+public sealed record TraceShareSpec(string Frame, string? Under, double? Min, double? CleanMax, string? Label = null, string? Thread = null)
 {
+    public const string MainThread = "main";
+
     public static TraceShareSpec Read(Fields f)
     {
-        f.AllowOnly("frame", "under", "min", "cleanMax", "label");
+        f.AllowOnly("frame", "under", "thread", "min", "cleanMax", "label");
         var spec = new TraceShareSpec(f.RegexOr("frame", required: true)!, f.RegexOr("under"),
                                       f.NumberOr("min", null, min: 0, max: 1, above: true), f.NumberOr("cleanMax", null, min: 0, max: 1, above: true),
-                                      f.StringOr("label", null));
+                                      f.StringOr("label", null), f.StringOr("thread", null));
         if (spec.Min is null && spec.CleanMax is null) throw f.Error("give 'min' (reproduced cells), 'cleanMax' (clean cells) or both");
+        if (spec.Thread is not (null or MainThread)) throw f.Error($"'{spec.Thread}' is not a thread the share can be of: give '{MainThread}'", "thread");
         return spec;
     }
 
-    public string Describe => Under is null ? $"/{Frame}/" : $"/{Frame}/ under /{Under}/";
+    public string Describe => (Under is null ? $"/{Frame}/" : $"/{Frame}/ under /{Under}/") + (Thread is null ? "" : $" on the {Thread} thread");
 }
 
 /// <summary>Events matching each regex in turn, in time order (A, then B after it, …), at least Min times.</summary>
@@ -69,8 +75,10 @@ public sealed record TraceSpec(IReadOnlyList<TraceShareSpec> Samples, IReadOnlyL
 
 /// <param name="Share">Weight with the frame over weight under the root (null: no sample under it).</param>
 /// <param name="Judged">"min" on a reproduced cell, "cleanMax" on a clean one, null when this cell's outcome has no bound.</param>
+/// <param name="Thread">The thread the share is of ("Thread (1234)"), when the spec asks for one.</param>
 public sealed record TraceShareFacts(string Frame, string? Under, double? Share, double Matched, double Total, int SamplesUnder,
-                                     double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example, string Label = "");
+                                     double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example, string Label = "",
+                                     string? Thread = null);
 
 /// <param name="Found">The matched events of the first chain, as "t=1.234s text".</param>
 public sealed record TraceSequenceFacts(IReadOnlyList<string> Events, int Min, int Chains, IReadOnlyList<string> Found, bool Holds);
@@ -116,6 +124,10 @@ public sealed class TraceEvidence : IEvidenceCheck
                 $"the {capture.Kind} trace the signature reads was not taken ({record?.Error ?? string.Join("; ", captureErrors)})")
                 { Facts = new TraceFacts(record?.Backend, capture.Kind, null, 0, 0, "", [], [], [], null) };
         var reproduced = outcome == Outcome.Reproduced;
+        if (spec.Samples.Any(s => s.Thread == TraceShareSpec.MainThread) && trace.MainThread is null)
+            return new EvidenceResult(key, EvidenceStatus.Broken,
+                $"a share of the main thread was asked for, and the {record?.Backend ?? "trace"} trace names no main thread")
+                { Facts = new TraceFacts(record?.Backend, capture.Kind, record?.File, trace.Samples.Count, trace.Events.Count, trace.Unit, [], [], [], record?.FlameGraph) };
         var shares = spec.Samples.Select(s => Share(s, trace, reproduced)).ToList();
         var sequences = reproduced ? spec.Sequences.Select(s => Sequence(s, trace)).ToList() : [];
         var counts = reproduced ? spec.Counts.Select(s => Count(s, trace)).ToList() : [];
@@ -126,7 +138,9 @@ public sealed class TraceEvidence : IEvidenceCheck
         foreach (var s in shares)
         {
             var pct = s.Share is { } v ? string.Create(CultureInfo.InvariantCulture, $"{v * 100:0}%") : "no samples";
-            var what = s.Under is null ? $"{pct} of samples in /{s.Frame}/" : $"{pct} of {s.SamplesUnder} /{s.Under}/ samples in /{s.Frame}/";
+            var of = s.Thread is null ? "" : $" of {s.Thread}";
+            var what = s.Under is not null ? $"{pct} of {s.SamplesUnder} /{s.Under}/ samples{of} in /{s.Frame}/"
+                : s.Thread is not null ? $"{pct} of the samples{of} in /{s.Frame}/" : $"{pct} of samples in /{s.Frame}/";
             figures.Add($"trace {pct} {s.Label}");
             if (s.Judged is "min") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "≥" : "<")} {s.Min * 100:0}%)"));
             else if (s.Judged is "cleanMax") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "<" : "≥")} {s.CleanMax * 100:0}% allowed on a clean cell)"));
@@ -150,11 +164,13 @@ public sealed class TraceEvidence : IEvidenceCheck
     {
         var frame = new Regex(s.Frame);
         var under = s.Under is null ? null : new Regex(s.Under);
+        var thread = s.Thread == TraceShareSpec.MainThread ? trace.MainThread : null;
         double total = 0, matched = 0;
         var count = 0;
         IReadOnlyList<string> example = [];
         foreach (var sample in trace.Samples)
         {
+            if (thread is not null && sample.Thread != thread) continue;
             var from = under is null ? 0 : IndexOf(sample.Frames, under, 0);
             if (from < 0) continue;
             total += sample.Weight;
@@ -172,7 +188,7 @@ public sealed class TraceEvidence : IEvidenceCheck
             _ => null,
         };
         return new TraceShareFacts(s.Frame, s.Under, share, Math.Round(matched, 3), Math.Round(total, 3), count, s.Min, s.CleanMax, judged, holds, example,
-                                   s.Label ?? s.Describe);
+                                   s.Label ?? s.Describe, thread);
     }
 
     private static int IndexOf(IReadOnlyList<string> frames, Regex re, int from)

@@ -139,12 +139,14 @@ public sealed class DotnetTraceBackend(string root) : ITraceBackend
     /// A speedscope file into the model: evented profiles (dotnet-trace: open and close of frames, in milliseconds)
     /// become one sample per span of time with the stack open during it, weighted by its length; sampled profiles keep
     /// their samples and weights. dotnet-trace's own top frames (process, "Threads", the thread) are dropped, the
-    /// thread kept as the sample's thread.
+    /// thread kept as the sample's thread. The main thread is the thread whose id the process frame ("Process64 dotnet
+    /// (1234) Args: …") carries.
     /// </summary>
     public static TraceModel ReadSpeedscope(string json, string kind)
     {
         using var doc = JsonDocument.Parse(json);
         var frames = doc.RootElement.GetProperty("shared").GetProperty("frames").EnumerateArray().Select(f => f.GetProperty("name").GetString()!).ToList();
+        var pid = frames.Select(f => ProcessFrame.Match(f)).FirstOrDefault(m => m.Success)?.Groups[1].Value;
         var samples = new List<TraceSample>();
         var unit = "samples";
         foreach (var profile in doc.RootElement.GetProperty("profiles").EnumerateArray())
@@ -174,8 +176,11 @@ public sealed class DotnetTraceBackend(string root) : ITraceBackend
                     samples.Add(new TraceSample(Clean(s.EnumerateArray().Select(i => frames[i.GetInt32()])), k < weights.Count ? weights[k++] : 1) { Thread = thread });
             }
         }
-        return new TraceModel(kind, unit, samples, []);
+        var main = pid is null ? null : $"Thread ({pid})";
+        return new TraceModel(kind, unit, samples, []) { MainThread = samples.Any(x => x.Thread == main) ? main : null };
     }
+
+    private static readonly System.Text.RegularExpressions.Regex ProcessFrame = new(@"^Process(?:32|64)? .*?\((\d+)\)(?: Args:|$)");
 
     /// <summary>dotnet-trace's grouping frames above the thread's own: "Process64 …", "(Non-Activities)", "Threads", "Thread (N)".</summary>
     private static IReadOnlyList<string> Clean(IEnumerable<string> stack) =>

@@ -31,6 +31,8 @@ public sealed record TraceModel(string Kind, string Unit, IReadOnlyList<TraceSam
     public IReadOnlyList<string> Files { get; init; } = [];
     /// <summary>A short note on how it was read (e.g. samples dropped as idle).</summary>
     public string? Note { get; init; }
+    /// <summary>The process's main thread as its samples name it (the thread whose id is the process's); null when the backend cannot tell.</summary>
+    public string? MainThread { get; init; }
 
     public double TotalWeight => Samples.Sum(s => s.Weight);
 
