@@ -45,7 +45,8 @@ else
   done
 fi
 
-# Outside /tmp: each lab's /tmp is a private, empty tmpfs, and the clone and logs must stay visible under it.
+# In the checkout's build/: each lab's /tmp is a private, empty tmpfs. A checkout that itself lives under /tmp stays
+# visible there: the wrapper binds the work folder back into the private /tmp at the same path.
 mkdir -p "$root/build"
 work=$(mktemp -d "$root/build/test-labs.XXXXXX")
 clone=$work/corpus
@@ -162,12 +163,20 @@ DRIVER
 # Prints nothing of its own on success; writes $dir/leftovers and $dir/driver.rc.
 cat > "$work/wrapper.sh" <<'EOF'
 #!/bin/bash
-dir=$1 timeout_s=$2 token=$3
+dir=$1 timeout_s=$2 token=$3 work=$4
 mount -t tmpfs -o mode=1777 lab-shm /dev/shm || { echo "cannot mount a private /dev/shm" > "$dir/leftovers"; exit 1; }
-# A private /tmp as a host has it (X's socket folders exist); what the lab adds to it is its leftover.
+# A private /tmp as a host has it (X's socket folders exist); what the lab adds to it is its leftover. A work folder
+# under /tmp (a checkout cloned there) is held by the working directory across the mount and bound back at its path
+# (not canonicalized: "." must stay the hidden folder, not the new empty one of the same name).
+under_tmp=; case $work/ in /tmp/*) under_tmp=1; cd "$work" ;; esac
 mount -t tmpfs -o mode=1777 lab-tmp /tmp || { echo "cannot mount a private /tmp" > "$dir/leftovers"; exit 1; }
 mkdir -m 1777 /tmp/.X11-unix /tmp/.ICE-unix
-find /tmp -mindepth 1 | sort > "$dir/tmp.before"
+if [ -n "$under_tmp" ]; then
+  mkdir -p "$work" && mount --no-canonicalize --bind . "$work" && cd / || { echo "cannot bind $work into the private /tmp" > "$dir/leftovers"; exit 1; }
+fi
+# The work folder is the runner's, not the lab's: left out of the /tmp listings.
+tmp_entries() { find /tmp -mindepth 1 \( -path "$work" -prune \) -o -print | sort; }
+tmp_entries > "$dir/tmp.before"
 LAB_TEST_TOKEN=$token setsid bash "$dir/driver.sh" > "$dir/driver.log" 2>&1 &
 sid=$!
 deadline=$(( $(date +%s) + timeout_s ))
@@ -195,7 +204,7 @@ for f in /dev/shm/* /dev/shm/.[!.]*; do
   [ -e "$f" ] && echo "/dev/shm entry left behind: $(basename "$f") ($(stat -c %s "$f") bytes)" >> "$dir/leftovers"
 done
 # /tmp: each new path whose parent was there before (a new folder is listed once, with what it holds).
-find /tmp -mindepth 1 | sort | comm -13 "$dir/tmp.before" - | while read -r f; do
+tmp_entries | comm -13 "$dir/tmp.before" - | while read -r f; do
   grep -qxF -- "$(dirname "$f")" "$dir/tmp.before" || [ "$(dirname "$f")" = /tmp ] || continue
   if [ -d "$f" ]; then what="folder of $(find "$f" -mindepth 1 | wc -l) entries, $(du -sb "$f" | cut -f1) bytes"
   else what="$(stat -c %s "$f" 2>/dev/null) bytes"; fi
@@ -219,7 +228,7 @@ for lab in "${labs[@]}"; do
   write_driver "$dir" "$lab"
   echo "test-labs: $lab: $runnable blocks ($skipped not runnable here), log in $dir"
   t0=$(date +%s)
-  unshare --mount --propagation private bash "$work/wrapper.sh" "$dir" "$timeout_s" "$lab-$$-$RANDOM"
+  unshare --mount --propagation private bash "$work/wrapper.sh" "$dir" "$timeout_s" "$lab-$$-$RANDOM" "$work"
   secs=$(( $(date +%s) - t0 ))
   rc=$(cat "$dir/driver.rc" 2>/dev/null || echo "?")
   problems=()

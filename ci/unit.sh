@@ -12,6 +12,8 @@ mkdir -p "$TMPDIR"
 harness/wine/template.sh
 flock .cache/wine/googletest.lock harness/wine/googletest.sh .cache/wine/googletest
 
+# The tests and the smoke below work in folders of their own: the user's artifacts/latest must name the same run after.
+latest_before=$(readlink artifacts/latest 2>/dev/null || true)
 dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
 # perf stamps records with the kernel's clock, the harness its markers with its own, which a time namespace moves:
 # the perf tests again with the harness's clock 1000 s ahead.
@@ -63,5 +65,10 @@ dotnet build/harness/corpus/corpus.dll winsmoke | tee "$smoke"
 # (which compares with expected/, where windows is unsupported) stays in its .stdout file.
 if grep -qE '^gate: .*[1-9][0-9]* failed|MISMATCH' "$smoke"; then
   echo "unit: winsmoke's output holds the inner harness's gate; only the comparison that decides the smoke belongs there" >&2
+  exit 1
+fi
+latest_after=$(readlink artifacts/latest 2>/dev/null || true)
+if [[ $latest_after != "$latest_before" ]]; then
+  echo "unit: artifacts/latest was '${latest_before:-none}' and is now '${latest_after:-none}': a test or the smoke wrote into the user's artifacts" >&2
   exit 1
 fi

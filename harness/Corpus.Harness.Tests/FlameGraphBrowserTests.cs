@@ -7,7 +7,7 @@ namespace Corpus.Harness.Tests;
 
 /// <summary>
 /// The flame graph opens and draws in a real browser: Debian's Chromium, headless, on the page drawn from a real Mono
-/// trace (Fixtures/traces). Its screenshot stays as the test's artifact in artifacts/tests/. Setup installs Chromium
+/// trace (Fixtures/traces). Its screenshot stays as the test's artifact in build/tests/ (the user's artifacts/ holds only their runs). Setup installs Chromium
 /// (ci/debian-packages.txt), so a missing one fails here.
 /// </summary>
 public sealed class FlameGraphBrowserTests
@@ -23,7 +23,7 @@ public sealed class FlameGraphBrowserTests
         var root = RoslynTriggerTests.Root;
         var model = MonoLogProfilerBackend.Read(File.ReadLines(Path.Combine(root, "harness", "Corpus.Harness.Tests", "Fixtures", "traces",
                                                                             "mono-deserialize-20000.mprof-debug.txt")), "cpu");
-        var outDir = Path.Combine(root, "artifacts", "tests");
+        var outDir = Path.Combine(root, "build", "tests");
         Directory.CreateDirectory(outDir);
         var work = Directory.CreateTempSubdirectory("corpus-chromium-").FullName;
         try

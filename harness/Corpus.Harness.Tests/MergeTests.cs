@@ -288,7 +288,11 @@ public class MergeTests(ITestOutputHelper output)
     [Fact]
     public void TwoShardsRunHereMergeIntoTheCellsAndVerdictsOfOneRun()
     {
-        var root = RoslynTriggerTests.Root;
+        // The checkout's repros, builds and caches under a root of the test's own, so the runs and artifacts/latest
+        // are the test's, not the user's.
+        var root = Directory.CreateTempSubdirectory("corpus-merge-root-").FullName;
+        foreach (var shared in new[] { "repros", "expected", "harness", "build", ".cache", ".config", "ci" })
+            Directory.CreateSymbolicLink(Path.Combine(root, shared), Path.Combine(RoslynTriggerTests.Root, shared));
         var id = $"test-merge-{Guid.NewGuid():N}"[..20];
         string[] select = ["--repro", "ngen-imagelist-corruption,roslyn-ref-accessor-loop", "--subject", "windows,roslyn:2.10.0,roslyn:5.12.0"];
         var runs = new[] { "one", "s1", "s2" }.Select(r => $"{id}-{r}").ToArray();
@@ -319,8 +323,9 @@ public class MergeTests(ITestOutputHelper output)
         }
         finally
         {
-            foreach (var r in runs.Append($"{id}-merged"))
-                if (Directory.Exists(Path.Combine(root, "artifacts", r))) Directory.Delete(Path.Combine(root, "artifacts", r), recursive: true);
+            // The links first: deleting the root must not follow them into the checkout.
+            foreach (var link in Directory.EnumerateFileSystemEntries(root).Where(e => new FileInfo(e).LinkTarget is not null)) File.Delete(link);
+            Directory.Delete(root, recursive: true);
         }
     }
 

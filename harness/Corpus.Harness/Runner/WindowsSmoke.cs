@@ -89,8 +89,17 @@ public static class WindowsSmoke
         var self = Environment.ProcessPath!;
         IReadOnlyList<string> selfArgs = Path.GetFileNameWithoutExtension(self) == "dotnet" ? [typeof(WindowsSmoke).Assembly.Location] : [];
         var t2 = Stopwatch.StartNew();
+        // The smoke's runs are its own: artifacts/latest stays the user's last run.
+        var latest = new FileInfo(Path.Combine(root, "artifacts", "latest"));
+        var latestBefore = latest.LinkTarget;
         var linux = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", repros, "--case", cases, "--variant", variants,
                                                    "--subject", "wine,windows", "--run-id", linuxId], TimeSpan.FromMinutes(10));
+        latest.Refresh();
+        if (latest.LinkTarget is not null && latest.LinkTarget != latestBefore)
+        {
+            latest.Delete();
+            if (latestBefore is not null) File.CreateSymbolicLink(latest.FullName, latestBefore);
+        }
         File.WriteAllText(Path.Combine(dir, "linux-harness.log"), linux.Stdout + linux.Stderr);
         progress($"linux harness: exit {linux.ExitCode} in {t2.Elapsed.TotalSeconds:0.0} s (wine and windows subjects)");
 
