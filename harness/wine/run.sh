@@ -18,6 +18,24 @@ run_wine() {
   [[ -n ${CORPUS_WINEDEBUG_LOG:-} ]] || exec "${WINE:-wine}" "$@"
   exec "${WINE:-wine}" "$@" 2>>"$CORPUS_WINEDEBUG_LOG"
 }
+# Wine's client joins the server whose socket is $TMPDIR/<the name in $WINEPREFIX/wineserver>/server-<dev>-<inode of
+# the prefix>/socket (Debian's patch; /run/user/<uid>/wine/… where that folder exists). When it is not there, the
+# client starts a server of its own, and exits with that server's status, printing nothing, when it fails: a run that
+# never reached the program. Say so instead, with what was found (the harness makes such a run an error, not a verdict).
+check_server() {
+  local uid root name sock
+  uid=$(id -u)
+  if [[ -d /run/user/$uid ]]; then root=/run/user/$uid/wine
+  elif name=$(cat "$WINEPREFIX/wineserver" 2>/dev/null) && [[ -n $name ]]; then root=${TMPDIR:-/tmp}/$name
+  else
+    echo "CORPUS-LAUNCH-FAILED wine: $WINEPREFIX/wineserver is missing or empty: the cell's wineserver never recorded its folder" >&2
+    exit 97
+  fi
+  sock=$root/server-$(printf '%x-%x' "$(stat -c %d "$WINEPREFIX")" "$(stat -c %i "$WINEPREFIX")")/socket
+  [[ -S $sock ]] && return 0
+  echo "CORPUS-LAUNCH-FAILED wine: no wineserver socket at $sock for $WINEPREFIX (in $root: $(ls -A "$root" 2>&1 | tr '\n' ' '))" >&2
+  exit 97
+}
 mkdir -p "$base"
 # A cell with a registry fixture keeps one prefix for all its runs (the harness's WineIsolation brought it up, and
 # its wineserver lives in the harness's holder for it): join that server instead of making a prefix.
@@ -25,6 +43,7 @@ if [[ -n ${CORPUS_WINE_SHARED:-} ]]; then
   [[ -f $CORPUS_WINE_SHARED/env ]] || { echo "run.sh: no shared prefix at $CORPUS_WINE_SHARED" >&2; exit 2; }
   cp "$CORPUS_WINE_SHARED/runtime" "$base/runtime" 2>/dev/null || true
   while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$CORPUS_WINE_SHARED/env"
+  check_server
   run_wine "$@"
 fi
 # Runs start two at a time: one at a time takes down finished runs, or two remove the same folder and one fails.
@@ -46,4 +65,5 @@ up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
 "$here/cell.sh" "${up[@]}" >/dev/null
 cp "$cell/runtime" "$base/runtime" 2>/dev/null || true
 while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$cell/env"
+check_server
 run_wine "$@"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Checks the per-cell Wine isolation (cell.sh) for real: two cells at once never share a prefix, server or display;
 # each reports the Windows version it was asked for; writes in a cell's prefix never reach the template; down ends every process of its cell (a program left running
-# included) and leaves no mount, prefix, Xvfb or X socket, without touching the other cell or the template. Run by make unit.
+# included) and leaves no mount, prefix, Xvfb or X socket, without touching the other cell or the template; run.sh joins
+# a cell's server, or names the socket it could not find. Run by make unit.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -49,6 +50,17 @@ run_in "$a" wine ping -n 60 127.0.0.1 </dev/null >/dev/null 2>&1 &
 sleep 1
 a_pids=$(cell_pids "$a")
 check "a has its program and Wine's services" test "$(echo "$a_pids" | wc -w)" -ge 4
+
+# run.sh joins a cell's server (as a fixture's runs join theirs), and says so when the server's socket is not where
+# Wine's client will look, rather than letting the client start a server of its own and exit without a word.
+joined=$(CORPUS_WINE_SHARED=$a bash "$here/run.sh" "$base/runs" win7 0 -- cmd /c echo joined </dev/null 2>&1)
+check "run.sh joins the cell's server" grep -q joined <<< "$joined"
+sock=$(echo "$a/tmp/$(cat "$a/prefix/wineserver")"/server-*/socket)
+mv "$sock" "$sock.away"
+gone=$(CORPUS_WINE_SHARED=$a bash "$here/run.sh" "$base/runs" win7 0 -- cmd /c echo joined </dev/null 2>&1); rc=$?
+mv "$sock.away" "$sock"
+check "without the socket, run.sh exits 97 naming the stage and the socket" \
+  test "$rc" == 97 -a -n "$(grep -F "CORPUS-LAUNCH-FAILED wine: no wineserver socket at $sock" <<< "$gone")"
 "$here/cell.sh" down "$a"
 left=0; for p in $a_pids; do alive "$p" && left=$((left + 1)); done
 check "down a ended every process of a" test "$left" == 0

@@ -153,6 +153,10 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             verdict = new Verdict(Outcome.Unsupported, $"the program cannot run on {subject.Name}: {e.Message}");
         }
+        catch (LaunchFailedException e)
+        {
+            verdict = new Verdict(Outcome.Error, $"the run never reached the program: {e.Message}");
+        }
         finally
         {
             unrestored = fixture?.Restore(cell);

@@ -119,6 +119,7 @@ public sealed class RunLauncher(RunOptions options, IToolRunner tools, Manifest 
             catch (JsonException e) { lock (cell.CaptureErrors) cell.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
         lock (cell.Runs) cell.Runs.Add(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment) { CaptureOnly = untilCaptured || wrap is not null, N = n });
+        if (LaunchFailedException.Said(run.Stderr) is { } stage) throw new LaunchFailedException(stage, label, run.Status);
         if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
         lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
     }
