@@ -63,6 +63,25 @@ public sealed class LostUpdateEvidenceTests : IDisposable
                         EventRingFacts.Parse("eventring at 0x1: 5 threads, 9 events recorded, 9 kept\nlost updates: 0").Mismatch(Spec()));
     }
 
+    /// <summary>
+    /// The ring of a wine-race bug run under a stress gate (two gates at once, 2026-11-26), cut to the object's 44 events
+    /// with their real stamps: LWP 208's exchange wrote 1 over 2 and was stamped after LWP 212's delete, yet 212's last
+    /// release found the 1 it wrote, where 212 had left 2. The exchange's write precedes the delete: the lost increment
+    /// the evidence asks for, which the stamps alone put after it (a wrong-failure in both clones of that stress run).
+    /// </summary>
+    [Fact]
+    public void AnExchangeStampedAfterTheDeleteItCausedStillPrecedesIt()
+    {
+        var ring = Path.Combine(RepoRoot(), "harness", "Corpus.Harness.Tests", "Fixtures", "rings", "wine-race-late-exchange-stamp.bin");
+        var r = ToolRunner.Instance.Run("python3", [Path.Combine(RepoRoot(), "harness", "native", "eventring", "eventring.py"), ring], TimeSpan.FromMinutes(1));
+        Assert.True(r.ExitCode == 0, r.Stderr);
+        Assert.Contains("stamped after the first delete, written before it: LWP 212 left 2, then its release found 1, the exchange's write", r.Stdout);
+        var facts = EventRingFacts.Parse(r.Stdout);
+        var lost = Assert.Single(facts.Lost);
+        Assert.Equal((208, 2L, 1L, true), (lost.Thread, lost.Found, lost.Wrote, lost.BeforeDelete));
+        Assert.Null(facts.Mismatch(Spec()));
+    }
+
     private static string RepoRoot()
     {
         for (var d = new DirectoryInfo(AppContext.BaseDirectory); d is not null; d = d.Parent)

@@ -110,15 +110,34 @@ deletes = [e for e in events if e[6] == "delete"]
 print("lost updates: %d (%d increments, %d decrements overwritten)" % (
     len(lost), sum(e[3] - e[4] for e in lost if e[3] > e[4]), sum(e[4] - e[3] for e in lost if e[3] < e[4])))
 first_delete = deletes[0] if deletes else None
+
+def written_before(e, d):
+    """An exchange is stamped after it wrote, so a thread preempted in between stamps it after later events (Wine
+    under load: after the delete it caused). Its write precedes the delete d when the release that freed the object
+    found what the exchange wrote, and the deleting thread's own update before that release had left what the
+    exchange found: the change between the two is the exchange's, which read before the release. None otherwise."""
+    tsc, tsc0, obj, found, wrote, tid = e[:6]
+    own = [x for x in events if x[5] == d[5] and x[2] == obj and x[0] < d[0] and x[6] in ("addref", "release", "xchg")]
+    if len(own) < 2:
+        return None
+    prev, release = own[-2], own[-1]
+    if release[6] == "release" and release[4] == 0 and release[3] == wrote and prev[4] == found and tsc0 <= release[0]:
+        return "LWP %d left %d, then its release found %d, the exchange's write" % (d[5], prev[4], release[3])
+    return None
+
 n = 0
 for e in lost:
     tsc, tsc0, obj, found, wrote, tid, op, seq = e
     n += 1
     kind = "increment" if found > wrote else "decrement"
-    before = first_delete is not None and first_delete[2] == obj and tsc < first_delete[0]
+    on_deleted = first_delete is not None and first_delete[2] == obj
+    by_value = on_deleted and tsc >= first_delete[0] and written_before(e, first_delete)
+    before = on_deleted and (tsc < first_delete[0] or bool(by_value))
     print("lost update #%d: obj 0x%x LWP %d exchange read %d, found %d, wrote %d: %d %s%s overwritten%s" % (
         n, obj, tid, wrote, found, wrote, abs(found - wrote), kind, "s" if abs(found - wrote) > 1 else "",
         " (before the first delete)" if before else ""))
+    if by_value:
+        print("  stamped after the first delete, written before it: %s" % by_value)
     # Other threads' updates of the object between this thread's read (tsc0) and its exchange (tsc).
     between = [x for x in events if x[2] == obj and x[5] != tid and tsc0 <= x[0] <= tsc and x[6] in ("addref", "release", "xchg")]
     for x in between:
