@@ -57,7 +57,7 @@ test: setup unit gate
 
 # xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, the Corpus
 # module's Pester tests, and the harness as a Windows program under Wine: ci/unit.sh.
-unit:
+unit: setup
 	ci/unit.sh
 
 # The harness published for win-x64, only when its sources changed (make unit does this before `corpus winsmoke`).
@@ -65,7 +65,7 @@ publish-windows-harness:
 	ci/publish-windows-harness.sh
 
 # SHARD=I/N: the I-th of N shares of the gate's cells (see `make merge`).
-gate:
+gate: setup
 	ci/gate.sh $(if $(SHARD),--shard '$(SHARD)')
 
 # One run from the runs of SHARD=1/N … N/N: make merge SHARDS='run-id-or-folder …' [OUT=DIR]; exit codes as for the gate.
