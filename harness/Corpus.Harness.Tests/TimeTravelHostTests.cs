@@ -19,15 +19,7 @@ public sealed class TimeTravelHostTests : IDisposable
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 
-    private static string RepoRoot
-    {
-        get
-        {
-            var root = AppContext.BaseDirectory;
-            while (!Directory.Exists(Path.Combine(root, "repros"))) root = Path.GetDirectoryName(root)!;
-            return root;
-        }
-    }
+    private static string RepoRoot => RoslynTriggerTests.Root;
 
     private string Plant()
     {

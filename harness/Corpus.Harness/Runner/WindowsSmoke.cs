@@ -97,8 +97,8 @@ public static class WindowsSmoke
         latest.Refresh();
         if (latest.LinkTarget is not null && latest.LinkTarget != latestBefore)
         {
-            latest.Delete();
-            if (latestBefore is not null) File.CreateSymbolicLink(latest.FullName, latestBefore);
+            if (latestBefore is not null) Report.RunOutputs.LinkLatest(latest.DirectoryName!, latestBefore);
+            else latest.Delete();
         }
         File.WriteAllText(Path.Combine(dir, "linux-harness.log"), linux.Stdout + linux.Stderr);
         progress($"linux harness: exit {linux.ExitCode} in {t2.Elapsed.TotalSeconds:0.0} s (wine and windows subjects)");
