@@ -131,6 +131,3 @@ new-repro:
 clean:
 	-$(CORPUS) clean
 	rm -rf build artifacts
-	@# The Pester that setup put on PowerShell's user module path, and only if it did (its stamp says so).
-	@for d in "$${XDG_DATA_HOME:-$$HOME/.local/share}"/powershell/Modules/Pester/*/; do \
-	  [[ -f "$$d.installed-by-corpus" ]] && rm -rf "$$d" || true; done

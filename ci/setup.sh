@@ -75,14 +75,8 @@ if [[ ! -f $pester/Pester.psd1 ]]; then
   rm -rf "$pester" "$pester.tmp" && mkdir -p "$(dirname "$pester")"
   cp -r ".cache/powershell/packages/pester/$pester_version/tools" "$pester.tmp" && mv "$pester.tmp" "$pester"
 fi
-# `dotnet tool run pwsh -Command "Invoke-Pester …"` finds modules only on PowerShell's own module path: the same Pester
-# goes where `Install-Module -Scope CurrentUser` puts it, unless that version is already there (a user's own is never
-# replaced). The stamp marks it as the corpus's, so `make clean` removes only what it put there.
-user_pester=${XDG_DATA_HOME:-$HOME/.local/share}/powershell/Modules/Pester/$pester_version
-if [[ ! -f $user_pester/Pester.psd1 ]]; then
-  mkdir -p "$(dirname "$user_pester")"
-  rm -rf "$user_pester.tmp" && cp -r "$pester" "$user_pester.tmp" && touch "$user_pester.tmp/.installed-by-corpus" && mv "$user_pester.tmp" "$user_pester"
-fi
+# Pester stays in the checkout: ci/pwsh.sh puts .cache/powershell/Modules on PowerShell's module path, and nothing goes
+# under $HOME.
 
 # freelog: the free() recorder preloaded into crash-capture runs (see harness/native/freelog).
 if [[ ! build/harness/freelog.so -nt harness/native/freelog/freelog.c ]]; then

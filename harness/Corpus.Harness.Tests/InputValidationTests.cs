@@ -54,7 +54,7 @@ public sealed class InputValidationTests : IDisposable
         Assert.Equal("good", m.Id);
         Assert.Equal(["linux", "windows"], m.Platforms);
         Assert.Equal(Manifest.DefaultBudget, m.Cases[0].Budget);
-        Assert.Equal("nonzero", m.Cases[0].Signature.Get<ProcessPattern>("process")!.Exit);
+        Assert.Equal(ExitForm.Nonzero, m.Cases[0].Signature.Get<ProcessPattern>("process")!.Exit);
     }
 
     private static string WithTimeTravel(string tt) =>

@@ -24,7 +24,7 @@ public sealed class RaceLimitTests
         new("race", "", [], [], new Budget(60, 256),
             new Signature("statistics", new Dictionary<string, object>
             {
-                ["process"] = new ProcessPattern("SIGABRT", [], null),
+                ["process"] = new ProcessPattern(ExitForm.Sigabrt, [], null),
                 ["statistics"] = new StatisticsSpec(0.05, 1000, 150),
             }, ProcessPattern.DefaultClean), null, new Dictionary<string, string>(), [], []);
 

@@ -49,11 +49,11 @@ public sealed class TraceContractTests : IDisposable
     {
         const string name = "corpus-trace-7014-2";
         var shallow = "/c/artifacts/r/x/case/bug/net10/trace/tmp";
-        Assert.Equal(shallow, Runner.RunLauncher.SocketFolder(shallow, "/c/build/tmp/", name));
+        Assert.Equal(shallow, Runner.Phases.TracedRun.SocketFolder(shallow, "/c/build/tmp/", name));
         var deep = "/work/corpus/artifacts/20261126-034934/binaryformatter-quadratic/deserialize/bug/net10/trace/tmp";
-        Assert.Equal("/work/corpus/build/tmp/" + name, Runner.RunLauncher.SocketFolder(deep, "/work/corpus/build/tmp/", name));
+        Assert.Equal("/work/corpus/build/tmp/" + name, Runner.Phases.TracedRun.SocketFolder(deep, "/work/corpus/build/tmp/", name));
         // A lab's fresh clone: under its TMPDIR dotnet-trace's socket path was 114 bytes, and the trace was never taken.
-        var folder = Runner.RunLauncher.SocketFolder(deep, "/work/fresh2/build/test-labs.RRgOyK/corpus/build/tmp/", name);
+        var folder = Runner.Phases.TracedRun.SocketFolder(deep, "/work/fresh2/build/test-labs.RRgOyK/corpus/build/tmp/", name);
         Assert.Equal("/tmp/" + name, folder);
         Assert.True(Path.Combine(folder, "dotnet-trace-8198-20261126_035302.socket").Length <= 107);
     }

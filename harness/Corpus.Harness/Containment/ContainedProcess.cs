@@ -21,6 +21,10 @@ public sealed record RunResult(
     /// <summary>The run's start on Stopwatch's clock in seconds (<see cref="ContainedProcess.StartedMonotonic"/>); 0 when unknown.</summary>
     public double StartedMonotonic { get; init; }
 
+    /// <summary>The program ended by itself with exit code 0.</summary>
+    public bool ExitedZero => !TimedOut && !MemoryCapped && Signal is null && ExitCode == 0;
+
+    /// <summary>How the run ended, as the records say it: "exit N", a signal's name, "timeout" or "memory-cap".</summary>
     public string Status => TimedOut ? "timeout" : MemoryCapped ? "memory-cap"
         : Signal is not null ? Signal : $"exit {ExitCode}";
 }

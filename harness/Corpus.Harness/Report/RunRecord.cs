@@ -126,6 +126,8 @@ public sealed class RunRecord
             {
                 CaptureOnly = i < factRuns.Count && factRuns[i++].GetProperty("captureOnly").GetBoolean(),
                 N = r.TryGetProperty("n", out var n) && n.ValueKind == JsonValueKind.Number ? n.GetInt64() : null,
+                // The record keeps the status as it reads; "exit 0" is the one a program that ended by itself with 0 gets.
+                ExitedZero = Str(r, "status") == "exit 0",
             });
         }
         var factCaptures = facts.GetProperty("captures").EnumerateArray().ToList();

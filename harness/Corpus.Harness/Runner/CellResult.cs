@@ -11,6 +11,8 @@ public sealed record RunSummary(string Label, string Status, double WallSeconds,
 {
     /// <summary>A run that existed only to be captured (ended once its snapshots were taken): its figures are not measured.</summary>
     public bool CaptureOnly { get; init; }
+    /// <summary>The program ended by itself with exit code 0 (<see cref="Containment.RunResult.ExitedZero"/>).</summary>
+    public bool ExitedZero { get; init; }
     /// <summary>The run's {n} in a sweep; null otherwise.</summary>
     public long? N { get; init; }
 }
@@ -58,9 +60,71 @@ public sealed class CellResult
     public required string Rerun { get; init; }
     public double Seconds { get; set; }
 
+    // The cell's runs and captures run concurrently (a capture beside its run, a probe beside both): they record
+    // through these, the one place that locks; readers after the cell use the lists.
+    private readonly Lock _record = new();
+
+    public void AddCaptureError(string message)
+    {
+        lock (_record) CaptureErrors.Add(message);
+    }
+
+    public void AddCapture(CaptureRecord record)
+    {
+        lock (_record) Captures.Add(record);
+    }
+
+    /// <summary>Adds the record unless one of the same file is there already.</summary>
+    public void AddCaptureOnce(CaptureRecord record)
+    {
+        lock (_record) if (!Captures.Any(c => c.File == record.File)) Captures.Add(record);
+    }
+
+    public void AddRun(RunSummary run)
+    {
+        lock (_record) Runs.Add(run);
+    }
+
+    public void AddTrace(Capture.Traces.TraceRecord trace)
+    {
+        lock (_record) Traces.Add(trace);
+    }
+
+    public void AddCrashFacts(string label, FreelogAnalysis facts)
+    {
+        lock (_record) CrashFacts[label] = facts;
+    }
+
+    public FreelogAnalysis? CrashFactsOf(string label)
+    {
+        lock (_record) return CrashFacts.GetValueOrDefault(label);
+    }
+
+    public void RemoveCaptureErrors(Predicate<string> match)
+    {
+        lock (_record) CaptureErrors.RemoveAll(match);
+    }
+
     public List<string> CaptureErrorsNow()
     {
-        lock (CaptureErrors) return [.. CaptureErrors];
+        lock (_record) return [.. CaptureErrors];
+    }
+
+    public List<CaptureRecord> CapturesNow()
+    {
+        lock (_record) return [.. Captures];
+    }
+
+    public List<RunSummary> RunsNow()
+    {
+        lock (_record) return [.. Runs];
+    }
+
+    /// <summary>Replaces each capture record with what <paramref name="change"/> makes of it.</summary>
+    public void ChangeCaptures(Func<CaptureRecord, CaptureRecord> change)
+    {
+        lock (_record)
+            for (var i = 0; i < Captures.Count; i++) Captures[i] = change(Captures[i]);
     }
 
     public static (GateStatus, string) Compare(Outcome actual, Expectation? expected)

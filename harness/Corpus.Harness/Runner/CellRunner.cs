@@ -175,9 +175,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             var n = trace.Size;
             if (trace.SizeIsLargestFinished)
-                n = cell.Runs.Where(r => !r.CaptureOnly && r.N is not null && r.Status == "exit 0").Select(r => r.N).Max();
+                n = cell.Runs.Where(r => !r.CaptureOnly && r.N is not null && r.ExitedZero).Select(r => r.N).Max();
             if (trace.SizeIsLargestFinished && n is null)
-                lock (cell.CaptureErrors) cell.CaptureErrors.Add("trace: no size of the sweep finished, so none could be traced ('capture.trace.size': 'largest-finished')");
+                cell.AddCaptureError("trace: no size of the sweep finished, so none could be traced ('capture.trace.size': 'largest-finished')");
             else await runs.TraceAsync(trace, n);
         }
         var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome };
@@ -210,14 +210,12 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     private void CapCores(CellResult cell)
     {
         var cap = (long)options.MaxCoreMB << 20;
-        lock (cell.Captures)
-            for (var i = 0; i < cell.Captures.Count; i++)
-            {
-                var c = cell.Captures[i];
-                if (c.Bytes <= cap || !File.Exists(c.File) || c.File.EndsWith(".txt")) continue;
-                File.Delete(c.File);
-                cell.Captures[i] = c with { DeletedOverCap = true, Note = $"{(c.Note is null ? "" : c.Note + "; ")}deleted after reading: "
-                                                   + $"{c.Bytes >> 20} MB is over the {options.MaxCoreMB} MB cap for kept cores" };
-            }
+        cell.ChangeCaptures(c =>
+        {
+            if (c.Bytes <= cap || !File.Exists(c.File) || c.File.EndsWith(".txt")) return c;
+            File.Delete(c.File);
+            return c with { DeletedOverCap = true, Note = $"{(c.Note is null ? "" : c.Note + "; ")}deleted after reading: "
+                                                          + $"{c.Bytes >> 20} MB is over the {options.MaxCoreMB} MB cap for kept cores" };
+        });
     }
 }

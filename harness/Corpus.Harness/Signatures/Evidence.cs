@@ -32,8 +32,7 @@ public sealed class StacksEvidence : IEvidenceCheck
         var spec = x.Case.Signature.Get<StacksSpec>(Key)!;
         var cell = x.Cell;
         var re = new Regex(spec.Frame);
-        List<CaptureRecord> captures;
-        lock (cell.Captures) captures = [.. cell.Captures];
+        var captures = cell.CapturesNow();
         var hits = captures.SelectMany(c => c.Threads.Select(t => (c, t))).Where(h => h.t.Frames.Any(f => re.IsMatch(f))).ToList();
         var withStacks = captures.Count(c => c.Threads.Count > 0);
         var hitSnapshots = hits.Select(h => h.c).Distinct().Count();
@@ -79,8 +78,7 @@ public sealed class HeapEvidence : IEvidenceCheck
     {
         var heap = x.Case.Signature.Get<HeapSpec>(Key)!;
         var cell = x.Cell;
-        List<CaptureRecord> heaps;
-        lock (cell.Captures) heaps = cell.Captures.Where(c => c.HeapCounts is not null).ToList();
+        var heaps = cell.CapturesNow().Where(c => c.HeapCounts is not null).ToList();
         if (heaps.Count == 0)
         {
             if (!x.Backend.HeapFacts)
@@ -134,8 +132,7 @@ public sealed class DoubleFreeEvidence : IEvidenceCheck
         var spec = x.Case.Signature.Get<DoubleFreeSpec>(Key)!;
         var cell = x.Cell;
         if (x.HitRun is not { } label) return Task.FromResult(EvidenceResult.Broken(Key, "no hit run to read double-free facts from"));
-        FreelogAnalysis? facts;
-        lock (cell.CrashFacts) cell.CrashFacts.TryGetValue(label, out facts);
+        var facts = cell.CrashFactsOf(label);
         if (facts is null)
             return Task.FromResult(EvidenceResult.Broken(Key, $"the crash capture of {label} gave no free() facts ({string.Join("; ", cell.CaptureErrorsNow())})"));
         var why = facts.Mismatch(spec);

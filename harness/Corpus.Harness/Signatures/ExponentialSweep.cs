@@ -73,7 +73,7 @@ public static class ExponentialSweep
         }
         host.Report(cell, cs.Budget);
         // Only the run that hung was meant to be captured.
-        lock (cell.CaptureErrors) cell.CaptureErrors.RemoveAll(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
+        cell.RemoveCaptureErrors(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
         var (outcome, detail) = Judge(cx, points, killedAt, cs.Budget);
         if (killedAt is not null && growth is { } g) detail += $"; memory grew {g} MB/s there";
         var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
@@ -93,7 +93,7 @@ public static class ExponentialSweep
 
     private static double Paused(CellResult cell, string label)
     {
-        lock (cell.Captures) return cell.Captures.Where(c => c.Run == label).Sum(c => c.Seconds);
+        return cell.CapturesNow().Where(c => c.Run == label).Sum(c => c.Seconds);
     }
 
     /// <summary>The verdict on the finished points and the size that hit the budget (null: every size finished).</summary>

@@ -151,8 +151,7 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
         CaptureRecord? core;
         // A race names its hit run; a one-run family has one run and at most one core.
         // A ring file (written by the program where no core is) is read like a core.
-        lock (cell.Captures)
-            core = cell.Captures.LastOrDefault(c => c.Backend is "core" or "ring" && (label is null || c.Run == label));
+        core = cell.CapturesNow().LastOrDefault(c => c.Backend is "core" or "ring" && (label is null || c.Run == label));
         label ??= core?.Run ?? "the run";
         if (core is null || !File.Exists(core.File))
         {

@@ -10,15 +10,7 @@ public static partial class ProcessMatch
     /// <summary>Null when the run fits the pattern, otherwise what did not fit.</summary>
     public static string? Mismatch(ProcessPattern pattern, RunResult run)
     {
-        var exitOk = pattern.Exit switch
-        {
-            "any" => true,
-            "zero" => run.ExitCode == 0 && !run.TimedOut && !run.MemoryCapped,
-            "nonzero" => !run.TimedOut && !run.MemoryCapped && (run.Signal is not null || run.ExitCode is not 0),
-            "timeout" => run.TimedOut,
-            var sig => run.Signal == sig && !run.TimedOut && !run.MemoryCapped,
-        };
-        if (!exitOk) return $"expected exit '{pattern.Exit}', got {run.Status}";
+        if (!pattern.Exit.Fits(run)) return $"expected exit '{pattern.Exit.Name()}', got {run.Status}";
         var text = run.Stdout + run.Stderr;
         foreach (var p in pattern.Output)
             if (!Regex.IsMatch(text, p, RegexOptions.Multiline))

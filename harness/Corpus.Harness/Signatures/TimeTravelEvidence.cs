@@ -40,14 +40,13 @@ public sealed class TimeTravelEvidence : IEvidenceCheck
         var tt = x.Case.TimeTravel!;
         var (run, stdout) = await x.Runs.RecordAsync(tt);
         var shown = run.Stdout.Split('\n').FirstOrDefault(l => Regex.IsMatch(l, tt.Shows))?.TrimStart('|', ' ');
-        var xstateFile = Path.Combine(Path.GetDirectoryName(stdout)!, RunLauncher.XstateReportFile);
+        var xstateFile = Path.Combine(Path.GetDirectoryName(stdout)!, Runner.Phases.TimeTravelRun.XstateReportFile);
         var xstate = File.Exists(xstateFile) ? File.ReadAllText(xstateFile).Trim() : null;
         var (failure, hostCannot) = shown is null ? Why(run.Stdout, run.Stderr) : (null, false);
         var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status, failure, xstate);
         var where = Path.GetRelativePath(x.Cell.RecordDir ?? Path.GetDirectoryName(stdout)!, run.StderrFile);
-        lock (x.Cell.Captures)
-            x.Cell.Captures.Add(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
-                                                  shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" });
+        x.Cell.AddCapture(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
+                                            shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" });
         if (shown is not null)
         {
             x.Cell.Metrics["time_travel"] = shown;

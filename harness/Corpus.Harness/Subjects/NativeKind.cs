@@ -15,7 +15,7 @@ public sealed class NativeKind : ISubjectKind
 
     /// <summary>windows has its own registry and desktop; linux records runs for time travel (gdb record full).</summary>
     public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.NativePrograms | (subject == "windows"
-        ? SubjectCapabilities.Registry | SubjectCapabilities.Display : SubjectCapabilities.TimeTravel);
+        ? SubjectCapabilities.WindowsHost | SubjectCapabilities.Registry | SubjectCapabilities.Display : SubjectCapabilities.TimeTravel);
 
     public Subject Resolve(string spec, string? userPath, string root) => spec == "windows"
         ? new(spec, this, "C:\\", null, OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux")
@@ -28,15 +28,17 @@ public sealed class NativeKind : ISubjectKind
     /// </summary>
     public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
-        : s.Name == "windows" ? new CmakeBuild(target, WindowsFlavor, ["-DCMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE={out}",
+        : OnWindows(s) ? new CmakeBuild(target, WindowsFlavor, ["-DCMAKE_RUNTIME_OUTPUT_DIRECTORY_RELEASE={out}",
                                                                    "-DCMAKE_CXX_FLAGS_RELEASE=/O2 /Zi /DNDEBUG", "-DCMAKE_EXE_LINKER_FLAGS_RELEASE=/DEBUG"], ".exe")
         : new CmakeBuild(target);
 
     public const string WindowsFlavor = "windows-cmake";
 
+    private static bool OnWindows(Subject s) => s.Capabilities.HasFlag(SubjectCapabilities.WindowsHost);
+
     /// <summary>windows: the same flavor cross-built with mingw-w64 (`corpus winsmoke`), so a Windows harness finds it up to date.</summary>
     public BuildRecipe? CrossBuild(Subject s, Manifest m, CaseSpec cs) =>
-        s.Name == "windows" && cs.CmakeTarget is { } target ? new CmakeBuild(target, WindowsFlavor, WineKind.CrossArgs(m), ".exe") : null;
+        OnWindows(s) && cs.CmakeTarget is { } target ? new CmakeBuild(target, WindowsFlavor, WineKind.CrossArgs(m), ".exe") : null;
 
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) =>
         new(program, args, options.Env);
@@ -50,7 +52,7 @@ public sealed class NativeKind : ISubjectKind
     public string? TraceUnsupported(string subject, TraceCapture trace) => null;
 
     public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) =>
-        s.Name == "windows" ? new WprTrace(context.Tools) : new PerfTrace();
+        OnWindows(s) ? new WprTrace(context.Tools) : new PerfTrace();
 
     public string CrashExecutable(Subject s, string program) => program;
 

@@ -24,6 +24,10 @@ public enum SubjectCapabilities
     HeapFacts = 1 << 5,
     /// <summary>A reproduced run can be replayed backwards (capture.timeTravel: gdb record full).</summary>
     TimeTravel = 1 << 6,
+    /// <summary>Runs on this Windows machine: Windows builds (MSVC), traced by wpr.</summary>
+    WindowsHost = 1 << 7,
+    /// <summary>Its Windows says it is Windows 10 (a Wine prefix set with winecfg /v win10); else Wine's default, Windows 7.</summary>
+    Windows10 = 1 << 8,
 }
 
 /// <summary>What a case runs: its manifest `program`, as one of three types.</summary>

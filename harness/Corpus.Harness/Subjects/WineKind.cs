@@ -20,10 +20,14 @@ public abstract class WineKindBase : ISubjectKind
     protected abstract SubjectCapabilities Runs { get; }
 
     /// <summary>Every Wine subject has its prefix's registry and, when a case asks, a display (Xvfb).</summary>
-    public SubjectCapabilities Capabilities(string subject) => Runs | SubjectCapabilities.Registry | SubjectCapabilities.Display;
+    public SubjectCapabilities Capabilities(string subject) =>
+        Runs | SubjectCapabilities.Registry | SubjectCapabilities.Display | (Windows10.Contains(subject) ? SubjectCapabilities.Windows10 : 0);
+
+    /// <summary>The built-ins whose prefix says Windows 10.</summary>
+    protected virtual IReadOnlyList<string> Windows10 => [];
 
     /// <summary>The Windows version the prefix says: win7 (Wine's default) or win10.</summary>
-    protected virtual string Windows(Subject s) => s.Name.EndsWith("-win10") ? "win10" : "win7";
+    protected string Windows(Subject s) => s.Capabilities.HasFlag(SubjectCapabilities.Windows10) ? "win10" : "win7";
 
     protected virtual bool NeedsDisplay => false;
 
@@ -102,6 +106,7 @@ public sealed class WineKind : WineKindBase
 {
     public override string Name => "wine";
     public override IReadOnlyList<string> BuiltIns => ["wine", "wine-win10"];
+    protected override IReadOnlyList<string> Windows10 => ["wine-win10"];
     public override IReadOnlyList<string> UserPrefixes => ["wine"];
     protected override SubjectCapabilities Runs => SubjectCapabilities.NativePrograms;
 

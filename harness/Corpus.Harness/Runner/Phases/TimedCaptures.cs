@@ -1,0 +1,97 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+
+namespace Corpus.Harness.Runner.Phases;
+
+/// <summary>
+/// The capture phase beside a run (capture.timed): procdump -s/-n semantics. After the marker and a delay, snapshots an
+/// interval apart while the target lives, then a core if asked. Every snapshot the manifest asked for and that was not
+/// taken is a capture error, with the reason. Snapshot files are numbered across the cell's runs, so a sweep that
+/// captures in several runs keeps each.
+/// </summary>
+public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToolRunner tools, string dir)
+{
+    private int _snapshots;
+
+    /// <summary>The capture of one run, or null (and a capture error) when the backend cannot take any here.</summary>
+    public Task? Start(ContainedProcess p, Task trigger, TimedCapture timed, string label)
+    {
+        if (backend.Unavailable is { } why)
+        {
+            cell.AddCaptureError($"{label}: {backend.Name}: {why}");
+            return null;
+        }
+        return CaptureSeriesAsync(p, trigger, timed, label, timed.Core ? new LinuxProcDump(tools) : null);
+    }
+
+    private async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, string label, ICaptureBackend? core)
+    {
+        var captures = Path.Combine(dir, "captures");
+        void Missed(string why, string? by = null) => cell.AddCaptureError($"{label}: {by ?? backend.Name}: {why}");
+        var exited = Task.Run(async () => { while (!p.HasExited) await Task.Delay(50); });
+        if (await Task.WhenAny(trigger, exited) != trigger)
+        {
+            Missed($"none of {timed.Count} snapshots taken: the process ended before '{timed.Marker}'");
+            return;
+        }
+        var markerAt = p.Elapsed;
+        string? how = null;
+        if (timed.MemoryMB is { } mb)
+        {
+            // procdump -M: at the threshold, or after delaySec when the memory never gets there.
+            long now = 0;
+            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec)
+            {
+                try { now = p.MemoryNow(); }
+                catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or Win32Failure)
+                {
+                    if (p.HasExited) break;   // the run ended as it was read
+                    Missed($"none of {timed.Count} snapshots taken: the run's memory cannot be read for the {mb} MB trigger: {e.Message}");
+                    return;
+                }
+                if (now >= (long)mb << 20) break;
+                await Task.Delay(50);
+            }
+            // procdump -M: a run that ends below the threshold was never meant to be dumped.
+            if (p.HasExited) return;
+            how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
+                : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
+        }
+        else await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
+        Directory.CreateDirectory(captures);
+        var taken = 0;
+        for (var i = 0; i < timed.Count && !p.HasExited; i++)
+        {
+            if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
+            try
+            {
+                var record = await backend.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None);
+                if (i == 0 && how is not null) record = record with { Note = record.Note is null ? how : $"{how}; {record.Note}" };
+                cell.AddCapture(record with { Run = label });
+                taken++;
+            }
+            catch (Exception e) { Missed($"snapshot {i}: {e.Message}"); }
+        }
+        if (taken < timed.Count && p.HasExited)
+            Missed($"{taken} of {timed.Count} snapshots taken: the process ended {p.Elapsed - markerAt:0.00} s after the marker "
+                   + $"(delay {timed.DelaySec} s, interval {timed.IntervalSec} s)");
+        if (core is null) return;
+        if (p.HasExited)
+        {
+            Missed("core not taken: the process had ended", core.Name);
+            return;
+        }
+        if (core.Unavailable is { } why)
+        {
+            Missed(why, core.Name);
+            return;
+        }
+        try
+        {
+            var record = await Task.Run(() => core.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None));
+            cell.AddCapture(record with { Run = label });
+        }
+        catch (Exception e) { Missed(e.Message, core.Name); }
+    }
+}
