@@ -43,7 +43,10 @@ $kept = foreach ($c in @($summary.cells | Where-Object repro -eq $repro)) {
     $source = @($cells | Where-Object { $_.Case -eq $c.case -and $_.Variant -eq $c.variant -and $_.Subject -eq $c.subject })[0].FactsFile
     if ($source) {
         New-Item -ItemType Directory -Force -Path (Split-Path -Parent (Join-Path $root $relative)) | Out-Null
-        Copy-Item -LiteralPath $source -Destination (Join-Path $root $relative)
+        # The copy has the records only, as a pruned cell does.
+        $copy = Get-Content -Raw -LiteralPath $source | ConvertFrom-Json
+        $copy.artifacts = $null
+        $copy | ConvertTo-Json -Depth 20 | Set-Content -LiteralPath (Join-Path $root $relative)
         $c.facts = $relative
     }
     $c.artifacts = $null

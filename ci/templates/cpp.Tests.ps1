@@ -32,7 +32,7 @@ Describe '@ID@' -Tag 'Scenario' {
 
         # REPLACE: these Its assert the skeleton's example bug. Make each one a claim of docs/labs/@ID@.md (one It per
         # claim, at least one per cell of expected/@ID@.json), reading the facts that show it: $bug.Family.facts (the
-        # family's facts), $bug.Evidence, $bug.Metrics, Should -HaveFrame (facts.json in docs/architecture.md).
+        # family's facts), $bug.Evidence, $bug.Fixture, Should -HaveFrame (facts.json in docs/output.md).
         # An It that only checks the outcome is not enough; never read the cell's text logs.
         It 'the bug variant releases once too often and aborts with its message' {
             $bug | Should -Reproduce

@@ -36,7 +36,7 @@ Describe '@ID@' -Tag 'Scenario' {
 
         # REPLACE: these Its assert the skeleton's example bug. Make each one a claim of docs/labs/@ID@.md (one It per
         # claim, at least one per cell of expected/@ID@.json), reading the facts that show it: $cell.Family.facts (the
-        # family's facts), $cell.Evidence, $cell.Metrics, Should -HaveFrame (facts.json in docs/architecture.md).
+        # family's facts), $cell.Evidence, $cell.Fixture, Should -HaveFrame (facts.json in docs/output.md).
         # An It that only checks the outcome is not enough; never read the cell's text logs.
         It 'the bug variant dies of the example exception on <Subject>' -ForEach @(@{ Subject = 'mono' }, @{ Subject = 'net10' }) {
             $cell = $bug[$Subject]

@@ -27,7 +27,7 @@ BeforeAll {
 Describe '@ID@' -Tag 'Scenario' {
     # REPLACE: the Its below assert the skeleton's example bug. Make each one a claim of docs/labs/@ID@.md (one It per
     # claim, at least one per cell of expected/@ID@.json), reading the facts that show it: $cell.Family.facts (the
-    # family's facts), $cell.Evidence, $cell.Metrics, Should -HaveFrame (facts.json in docs/architecture.md). An It
+    # family's facts), $cell.Evidence, $cell.Fixture, Should -HaveFrame (facts.json in docs/output.md). An It
     # that only checks the outcome is not enough; never read the cell's text logs. A `wine` subject's cells (the Linux
     # harness's) get a context of their own with -Skip:$IsWindows.
 

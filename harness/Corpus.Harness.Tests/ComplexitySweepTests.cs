@@ -52,7 +52,7 @@ public class ComplexitySweepTests
         // median pair slope 1.66, neither clean nor the bug. In rounds, each size keeps an undisturbed run.
         var (cell, _) = await Sweep(3, (n, i) => n * 1e-6 * (i >= 6 ? 3 : 1));
         Assert.Equal(Outcome.Clean, cell.Outcome);
-        Assert.Equal(1.0, (double)cell.Metrics["exponent"], 6);
+        Assert.Equal(1.0, ((ComplexityFacts)cell.Verdict!.Facts!).Slope!.Value, 6);
     }
 
     [Fact]
@@ -60,7 +60,7 @@ public class ComplexitySweepTests
     {
         var (cell, _) = await Sweep(3, (n, _) => n * n * 1e-10);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
-        Assert.Equal(2.0, (double)cell.Metrics["exponent"], 6);
+        Assert.Equal(2.0, ((ComplexityFacts)cell.Verdict!.Facts!).Slope!.Value, 6);
     }
 
     [Fact]

@@ -123,7 +123,7 @@ public sealed class ExtensionPointTests : IDisposable
         Assert.Equal(Outcome.Reproduced, bug.Outcome);
         Assert.Equal("exitStreak", bug.Family);
         Assert.Equal(["streak0", "streak1", "streak2"], bug.Runs.Select(r => r.Label));
-        Assert.Equal("posix shell /bin/sh", bug.Metrics["runtime"]);
+        Assert.Equal("posix shell /bin/sh", bug.Runtime);
         Assert.Equal(["exit 3 3/3"], bug.KeyFigures);
         var facts = Facts(bug);
         Assert.Equal("posix", facts.GetProperty("cell").GetProperty("subject").GetString());

@@ -28,8 +28,8 @@ public class HangFamilyTests
     {
         var v = HangJudge.Judge(Spec, Output());
         Assert.Equal(Outcome.Reproduced, v.Outcome);
-        Assert.Equal(20003.6, (double)v.Metrics["ui_block_ms"], 1);
-        Assert.Equal(1.2, (double)v.Metrics["exit_to_return_ms"], 1);
+        Assert.Equal(20003.6, v.Facts.BlockMs!.Value, 1);
+        Assert.Equal(1.2, v.Facts.ExitToReturnMs!.Value, 1);
         Assert.Contains("SetFocus blocked 20004 ms", v.Detail);
     }
 
@@ -85,7 +85,7 @@ public class HangFamilyTests
         Assert.Null(exit);
         var v = HangJudge.Judge(Spec, output);
         Assert.Equal(Outcome.Clean, v.Outcome);
-        Assert.Equal(49.0, (double)v.Metrics["ui_block_ms"], 1);
+        Assert.Equal(49.0, v.Facts.BlockMs!.Value, 1);
     }
 
     [Fact]

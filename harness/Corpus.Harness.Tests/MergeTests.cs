@@ -33,10 +33,8 @@ public class MergeTests(ITestOutputHelper output)
         var expected = k.Subject.Contains(':') ? null : new Expectation(k, k.Variant == "bug" ? Outcome.Reproduced : Outcome.Clean, "the | reason", "https://x/1");
         var c = new CellResult { Key = k, Expected = expected, RecordDir = dir, ArtifactDir = dir, Rerun = $"make run REPRO={k.Repro} KEEP=1 ENV='A=b c'" };
         File.WriteAllText(Path.Combine(dir, "rerun.txt"), c.Rerun + "\n");
-        c.Metrics["runtime"] = $"{k.Subject} /usr/bin/x";
-        c.Metrics["env"] = new SortedDictionary<string, string> { ["DOTNET_gcServer"] = "1" };
-        c.Metrics["hot_frames"] = new[] { "ObjectManager.DoFixups", "a \"quoted\" frame é" };
-        c.Metrics["rate_ci95"] = new[] { 0.1234567, 0.9 };
+        c.Runtime = $"{k.Subject} /usr/bin/x";
+        c.Env = new SortedDictionary<string, string> { ["DOTNET_gcServer"] = "1", ["QUOTED"] = "a \"quoted\" value é" };
         c.Seconds = 1.25 + k.Case.Length;
         c.Family = k.Repro == "hang" ? null : "complexity";
         var runLog = Path.Combine(dir, "n100-rep0.stdout");
@@ -86,7 +84,6 @@ public class MergeTests(ITestOutputHelper output)
             c.ArtifactDir = null;
         }
         FactsWriter.Write(c, root, dir);
-        File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(SummaryWriter.CellJson(c, root), SummaryWriter.JsonOptions));
         return c;
     }
 

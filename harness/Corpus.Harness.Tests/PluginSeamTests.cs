@@ -97,7 +97,7 @@ public sealed class PluginSeamTests : IDisposable
         var env = new Dictionary<string, string> { ["SEAM_KNOB"] = "a,b" };
         var cell = await Runner(env: env).RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
-        Assert.Equal(env, cell.Metrics["env"]);
+        Assert.Equal(env, cell.Env);
         Assert.Contains("ENV='SEAM_KNOB=a,b", cell.Rerun);
         // The SDK's own settings are no knob of a runtime; a runtime's knob in the harness's environment is recorded.
         Assert.DoesNotContain("DOTNET_CLI_", cell.Rerun);
@@ -112,8 +112,8 @@ public sealed class PluginSeamTests : IDisposable
         var subject = new SubjectKinds([kind]).Resolve("sh", _root);
         var cell = await Runner().RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
-        Assert.Equal("script shell /bin/sh", cell.Metrics["runtime"]);
-        Assert.Equal("a private nothing", cell.Metrics["isolation"]);
+        Assert.Equal("script shell /bin/sh", cell.Runtime);
+        Assert.Equal("a private nothing", cell.Isolation);
         Assert.Equal((1, 1), (kind.Isolated, kind.Released));
     }
 

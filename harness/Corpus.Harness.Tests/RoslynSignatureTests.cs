@@ -89,8 +89,9 @@ public sealed class RoslynSignatureTests : IDisposable
     {
         var cell = Reproduced($"{P}EatToken()", $"{P}ParseAccessorList(Microsoft.CodeAnalysis.CSharp.Syntax.InternalSyntax.SyntaxToken ByRef, …)",
                               $"{P}ParsePropertyDeclaration(…)", $"{P}ParseMemberDeclarationOrStatement(…)");
-        Assert.Equal(EvidenceStatus.Holds, Stacks("writeup", cell).Status);
-        Assert.Equal("1/1 snapshots", cell.Metrics["stack_hits"]);
+        var held = Stacks("writeup", cell);
+        Assert.Equal(EvidenceStatus.Holds, held.Status);
+        Assert.Equal((1, 1), (((StacksFacts)held.Facts!).Hits, ((StacksFacts)held.Facts!).Snapshots));
     }
 
     [Fact]

@@ -90,7 +90,7 @@ public sealed class SanitizerKindTests : IDisposable
             """, "AddressSanitizer: heap-use-after-free");
         var bug = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Default.Resolve("linux-asan", _root), null);
         Assert.True(bug.Outcome == Outcome.Reproduced, bug.Detail);
-        Assert.Contains("-fsanitize=address", (string)bug.Metrics["runtime"]);
+        Assert.Contains("-fsanitize=address", bug.Runtime);
         Assert.True(Directory.Exists(Path.Combine(_root, "build", "san", "cmake-address")));
         // The same program, uninstrumented: the freed int is still readable, so it exits normally.
         var plain = await Runner().RunAsync(m, m.Cases[0], "bug", SubjectKinds.Default.Resolve("linux", _root), null);

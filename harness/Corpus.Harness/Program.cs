@@ -260,8 +260,6 @@ public static class Program
         if (cell.RecordDir is { } dir && Directory.Exists(dir))
         {
             FactsWriter.Write(cell, root, dir);
-            File.WriteAllText(Path.Combine(dir, "cell.json"),
-                              System.Text.Json.JsonSerializer.Serialize(SummaryWriter.CellJson(cell, root), SummaryWriter.JsonOptions));
         }
     }
 }

@@ -33,23 +33,21 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'the cell''s shared memory grows by the 512 MB leak while its RSS stays under 64 MB' {
             $bug | Should -Reproduce
-            $bug.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $bug.Context
-            $bug.Metrics.shmem_delta_mb | Should -BeLessThan ($leakMB + 32) -Because $bug.Context
-            $bug.Metrics.rss_mb | Should -BeLessThan 64 -Because 'no process maps the leaked pages'
+            $bug.Family.facts.shmemDeltaMB | Should -BeGreaterOrEqual $leakMB -Because $bug.Context
+            $bug.Family.facts.shmemDeltaMB | Should -BeLessThan ($leakMB + 32) -Because $bug.Context
+            $bug.Family.facts.rssMB | Should -BeLessThan 64 -Because 'no process maps the leaked pages'
         }
 
         It 'the lost-memory finder sees the 8 unmapped objects, 512 MB, held only by a descriptor' {
-            $bug.Metrics.held_objects | Should -Be 8
-            $bug.Metrics.held_fd_only_mb | Should -Be $leakMB
+            $bug.Family.facts.heldObjects | Should -Be 8
+            $bug.Family.facts.heldFdOnlyMB | Should -Be $leakMB
         }
 
         It 'the heap dump holds the 8 live MemoryMappedFiles' {
-            $bug.Metrics.heap_instances | Should -Be '8 System.IO.MemoryMappedFiles.MemoryMappedFile'
-            if ($bug.Facts) {
-                $heap = $bug.Evidence | Where-Object key -eq 'heap'
-                $heap.status | Should -Be 'holds'
-                $heap.facts.seen | Should -Be 8
-            }
+            $heap = $bug.Evidence | Where-Object key -eq 'heap'
+            $heap.status | Should -Be 'holds' -Because $bug.Context
+            $heap.facts.type | Should -Be 'System.IO.MemoryMappedFiles.MemoryMappedFile'
+            $heap.facts.seen | Should -Be 8
         }
 
         It 'the dump was taken while Main held the maps, asleep in Program.Run' {
@@ -62,12 +60,14 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
         }
 
         It 'the memory comes back when the process exits' {
-            $bug.Metrics.after_exit_delta_mb | Should -BeLessThan 1
+            $bug.Family.facts.afterExitDeltaMB | Should -Not -BeNullOrEmpty -Because $bug.Context
+            $bug.Family.facts.afterExitDeltaMB | Should -BeLessThan 1
         }
 
         It 'the fix (dispose the map) is clean: the shared memory does not grow' {
             $fix | Should -BeClean
-            $fix.Metrics.shmem_delta_mb | Should -BeLessThan 16 -Because $fix.Context
+            $fix.Family.facts.shmemDeltaMB | Should -Not -BeNullOrEmpty -Because $fix.Context
+            $fix.Family.facts.shmemDeltaMB | Should -BeLessThan 16 -Because $fix.Context
         }
     }
 
@@ -79,9 +79,9 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'a memfd unmapped but not closed keeps its 512 MB, in no process''s RSS' {
             $memfd | Should -Reproduce
-            $memfd.Metrics.shmem_delta_mb | Should -BeGreaterOrEqual $leakMB -Because $memfd.Context
-            $memfd.Metrics.rss_mb | Should -BeLessThan 64
-            $memfd.Metrics.held_objects | Should -Be 8
+            $memfd.Family.facts.shmemDeltaMB | Should -BeGreaterOrEqual $leakMB -Because $memfd.Context
+            $memfd.Family.facts.rssMB | Should -BeLessThan 64
+            $memfd.Family.facts.heldObjects | Should -Be 8
         }
 
         It 'perf''s syscall trace: at the marker the 8 views are unmapped and their memfds still open' {
@@ -106,7 +106,8 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
 
         It 'closing after munmap frees the pages' {
             $memfdFix | Should -BeClean
-            $memfdFix.Metrics.shmem_delta_mb | Should -BeLessThan 1 -Because $memfdFix.Context
+            $memfdFix.Family.facts.shmemDeltaMB | Should -Not -BeNullOrEmpty -Because $memfdFix.Context
+            $memfdFix.Family.facts.shmemDeltaMB | Should -BeLessThan 1 -Because $memfdFix.Context
         }
     }
 
@@ -153,7 +154,7 @@ Describe 'filemapping-leak' -Tag 'Scenario' {
             $bug = Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant bug -Subject windows -Run $Run
             $fix = Get-CorpusCellResult -Repro filemapping-leak -Case win32 -Variant fix -Subject windows -Run $Run
             # Wine's loader in the run's environment: the run was under Wine, where there is no procdump.exe.
-            $underWine = [bool] ($bug.Metrics.inherited_env -and $bug.Metrics.inherited_env.WINELOADER)
+            $underWine = [bool] ($bug.Facts.inheritedEnv -and $bug.Facts.inheritedEnv.WINELOADER)
         }
 
         It 'the process holds the 8 page-file sections by handle, 512 MB, while its working set stays under 64 MB' {

@@ -29,8 +29,9 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
 
         It 'the write-up''s NgenCorrupt.reg is applied in the cell''s prefix and read back as written' {
             $bug | Should -BeClean
-            $bug.Metrics.fixture_applied | Should -Match '^fixture/NgenCorrupt\.reg, fixture/bug\.reg into Wine prefix '
-            $bug.Metrics.fixture_applied | Should -Match '\b1 value\(s\) read back as written'
+            $bug.Fixture.files | Should -Be @('fixture/NgenCorrupt.reg', 'fixture/bug.reg') -Because $bug.Context
+            $bug.Fixture.into | Should -BeLike 'Wine prefix *'
+            $bug.Fixture.valuesReadBack | Should -Be 1
         }
 
         It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
@@ -39,14 +40,15 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         }
 
         It 'afterwards the prefix is as before: the key absent again, its parent''s listing unchanged' {
-            $bug.Metrics.fixture_restored | Should -Match '^restored: 1 key\(s\) absent again and their parents'' listings unchanged'
+            $bug.Fixture.restoredOk | Should -BeTrue -Because $bug.Fixture.restored
+            $bug.Fixture.keysAbsentAgain | Should -Be 1
         }
 
         It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
             $fix | Should -BeClean
             # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
             $fix.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: NGenService without Roots' -Because $fix.Context
-            $fix.Metrics.fixture_restored | Should -Match '^restored: '
+            $fix.Fixture.restoredOk | Should -BeTrue -Because $fix.Fixture.restored
         }
     }
 
@@ -59,8 +61,9 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
 
         It 'the write-up''s NgenCorrupt.reg is applied to the registry and read back as written' {
             $bug | Should -BeClean
-            $bug.Metrics.fixture_applied | Should -Match '^fixture/NgenCorrupt\.reg, fixture/bug\.reg into this Windows machine''s registry: '
-            $bug.Metrics.fixture_applied | Should -Match '\b1 value\(s\) read back as written'
+            $bug.Fixture.files | Should -Be @('fixture/NgenCorrupt.reg', 'fixture/bug.reg') -Because $bug.Context
+            $bug.Fixture.into | Should -Be 'this Windows machine''s registry'
+            $bug.Fixture.valuesReadBack | Should -Be 1
         }
 
         It 'a Win32 program sees the corrupt ImageList under NGenService\Roots' {
@@ -69,15 +72,16 @@ Describe 'ngen-imagelist-corruption' -Tag 'Scenario' {
         }
 
         It 'afterwards the registry is as before: the key absent again, its parent''s listing unchanged' {
-            $bug.Metrics.fixture_restored | Should -Match '^restored: 1 key\(s\) absent again and their parents'' listings unchanged'
+            $bug.Fixture.restoredOk | Should -BeTrue -Because $bug.Fixture.restored
+            $bug.Fixture.keysAbsentAgain | Should -Be 1
         }
 
         It 'the fix (Roots removed) leaves NGenService without Roots, and is restored too' {
             $fix | Should -BeClean
-            $fix.Metrics.fixture_applied | Should -Match '\b1 deleted key\(s\) absent'
+            $fix.Fixture.deletedKeysAbsent | Should -Be 1
             # What the Win32 reader said it saw: the line the fixture signature matched, from facts.json.
             $fix.Family.facts.matched | Should -Contain 'REPRO-REACHED fixture seen: NGenService without Roots' -Because $fix.Context
-            $fix.Metrics.fixture_restored | Should -Match '^restored: '
+            $fix.Fixture.restoredOk | Should -BeTrue -Because $fix.Fixture.restored
         }
     }
 

@@ -5,6 +5,21 @@ using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Fixtures;
 
+/// <summary>What a cell's fixture did: where it went and what was checked, with the times.</summary>
+/// <param name="HostSeconds">Bringing up the registry's host (a Wine cell's shared prefix).</param>
+/// <param name="Applied">The files, where they went, what was read back, and which keys were saved before.</param>
+/// <param name="Into">The registry: a Wine prefix, or this Windows machine's.</param>
+public sealed record FixtureFacts(double HostSeconds, IReadOnlyList<string> Files, string Into, string Applied, int ValuesReadBack,
+                                  int DeletedKeysAbsent, double ApplySeconds)
+{
+    /// <summary>What the restore checked; null until it ran.</summary>
+    public string? Restored { get; init; }
+    public bool? RestoredOk { get; init; }
+    public int? KeysAbsentAgain { get; init; }
+    public int? ExportsIdentical { get; init; }
+    public double? RestoreSeconds { get; init; }
+}
+
 /// <summary>A case's fixture around its cell's runs: applied before the family runs, restored after, whatever happened.</summary>
 public sealed class CellFixture(RegistryFixture registry)
 {
@@ -13,13 +28,14 @@ public sealed class CellFixture(RegistryFixture registry)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var host = RegistryHosts.For(subject, isolation, tools, budget);
-        cell.Metrics["fixture_host_s"] = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
+        var hostSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
         clock.Restart();
         var fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture"));
-        cell.Metrics["fixture_applied"] = $"{string.Join(", ", spec.Registry.Select(r => r.Replace("{variant}", variant)))} "
-                                          + $"into {host.Describe}: {fixture.Applied}; saved before: "
-                                          + string.Join(", ", fixture.Saved.Select(s => $"{s.Key} ({(s.Existed ? "exported" : "absent")})"));
-        cell.Metrics["fixture_apply_s"] = Math.Round(clock.Elapsed.TotalSeconds, 2);
+        var files = spec.Registry.Select(r => r.Replace("{variant}", variant)).ToList();
+        var applied = $"{string.Join(", ", files)} into {host.Describe}: {fixture.Applied}; saved before: "
+                      + string.Join(", ", fixture.Saved.Select(s => $"{s.Key} ({(s.Existed ? "exported" : "absent")})"));
+        cell.Fixture = new FixtureFacts(hostSeconds, files, host.Describe, applied, fixture.ValuesReadBack, fixture.DeletedKeysAbsent,
+                                        Math.Round(clock.Elapsed.TotalSeconds, 2));
         return new CellFixture(fixture);
     }
 
@@ -31,8 +47,11 @@ public sealed class CellFixture(RegistryFixture registry)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var (ok, detail) = registry.Restore();
-        cell.Metrics["fixture_restored"] = detail;
-        cell.Metrics["fixture_restore_s"] = Math.Round(clock.Elapsed.TotalSeconds, 2);
+        cell.Fixture = cell.Fixture! with
+        {
+            Restored = detail, RestoredOk = ok, KeysAbsentAgain = registry.KeysAbsentAgain, ExportsIdentical = registry.ExportsIdentical,
+            RestoreSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2),
+        };
         return ok ? null : $"registry fixture {detail}";
     }
 }

@@ -33,6 +33,11 @@ public sealed class RegistryFixture
 
     /// <summary>What the apply step verified, for the cell's metrics.</summary>
     public string Applied { get; private set; } = "";
+    /// <summary>What the apply checked and the restore found, as counts.</summary>
+    public int ValuesReadBack { get; private set; }
+    public int DeletedKeysAbsent { get; private set; }
+    public int KeysAbsentAgain { get; private set; }
+    public int ExportsIdentical { get; private set; }
 
     private RegistryFixture(IRegistryHost host, string stateDir, List<SavePoint> saved) =>
         (_host, _stateDir, _saved) = (host, stateDir, saved);
@@ -126,6 +131,7 @@ public sealed class RegistryFixture
                 values++;
             }
         }
+        (ValuesReadBack, DeletedKeysAbsent) = (values, deleted);
         return $"{values} value(s) read back as written, {deleted} deleted key(s) absent";
     }
 
@@ -166,6 +172,7 @@ public sealed class RegistryFixture
             }
             catch (Exception e) when (e is FixtureException or IOException or System.ComponentModel.Win32Exception) { problems.Add(e.Message); }
         }
+        (KeysAbsentAgain, ExportsIdentical) = (absent, identical);
         var summary = $"{absent} key(s) absent again and their parents' listings unchanged, {identical} export(s) "
                       + $"identical byte for byte ({bytes} bytes compared) in {_host.Describe}";
         if (problems.Count > 0) return (false, $"NOT restored: {string.Join("; ", problems)} ({summary})");

@@ -14,7 +14,7 @@ namespace Corpus.Harness.Report;
 /// </summary>
 public static class FactsWriter
 {
-    public const int SchemaVersion = 1;
+    public const int SchemaVersion = 2;
     public const string FileName = "facts.json";
 
     public static readonly JsonSerializerOptions JsonOptions = new()
@@ -37,22 +37,35 @@ public static class FactsWriter
             ["cell"] = new { repro = c.Key.Repro, @case = c.Key.Case, variant = c.Key.Variant, subject = c.Key.Subject },
             ["outcome"] = c.Outcome.Name(),
             ["expected"] = c.Expected?.Outcome.Name(),
+            ["expectedReason"] = c.Expected?.Reason,
+            ["reference"] = c.Expected?.Reference,
             ["gate"] = c.Gate.ToString().ToLowerInvariant(),
+            ["gateMessage"] = c.GateMessage,
             ["detail"] = c.Detail,
             ["keyFigures"] = c.KeyFigures,
             ["seconds"] = c.Seconds,
             ["rerun"] = c.Rerun,
-            ["family"] = c.Verdict is not { } v ? null : new
+            // The family that ran the cell, and its verdict (null when it gave none: the run broke before it decided).
+            ["family"] = c.Family is null ? null : new
             {
-                key = c.Family, outcome = v.Outcome.Name(), detail = v.Detail, facts = v.Facts, keyFigures = v.KeyFigures,
-                plot = v.Plot == PlotScale.None ? null : Camel(v.Plot.ToString()), plotLabel = v.PlotLabel, hitRun = v.HitRun,
+                key = c.Family, outcome = c.Verdict?.Outcome.Name(), detail = c.Verdict?.Detail, facts = c.Verdict?.Facts,
+                keyFigures = c.Verdict?.KeyFigures ?? [], plot = c.Verdict is not { Plot: not PlotScale.None } v ? null : Camel(v.Plot.ToString()),
+                plotLabel = c.Verdict?.PlotLabel, hitRun = c.Verdict?.HitRun,
             },
             ["evidence"] = c.Evidence.Select(e => new { key = e.Key, status = Camel(e.Status.ToString()), detail = e.Detail, facts = e.Facts, keyFigures = e.KeyFigures }),
-            ["metrics"] = c.Metrics,
+            ["runtime"] = c.Runtime,
+            ["isolation"] = c.Isolation,
+            ["env"] = c.Env,
+            ["inheritedEnv"] = c.InheritedEnv,
+            ["fixture"] = c.Fixture,
+            ["series"] = c.Series.Count == 0 ? null
+                : new { metric = c.SeriesMetric, unit = c.SeriesUnit, points = c.Series.Select(p => new[] { p.X, p.Y }) },
+            ["timeSeries"] = c.TimeSeries.Count == 0 ? null
+                : c.TimeSeries.ToDictionary(kv => kv.Key, kv => kv.Value.Select(p => new[] { p.X, p.Y })),
             ["runs"] = c.Runs.Select(r => new
             {
                 label = r.Label, status = r.Status, wallSeconds = r.WallSeconds, peakMB = Math.Round(r.PeakBytes / 1048576.0, 1),
-                captureOnly = r.CaptureOnly, metrics = r.Metrics, n = r.N,
+                captureOnly = r.CaptureOnly, metrics = r.Metrics, containment = r.Containment, n = r.N,
             }),
             ["captures"] = c.Captures.Select(x => new
             {

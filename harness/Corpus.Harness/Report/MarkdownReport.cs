@@ -21,9 +21,10 @@ public sealed class MarkdownReport(IToolRunner tools)
         var failed = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
         md.AppendLine($"{cells.Count} cells in {seconds:0} s; {failed} differ from expected/; {inputErrors.Count} input errors.").AppendLine();
         // What the runs got beyond their manifests: --env, and runtime knobs the harness's own environment passed on.
-        foreach (var (key, what) in new[] { ("env", "set with --env (ENV=)"), ("inherited_env", "passed on from the harness's environment") })
+        foreach (var (env, what) in new (Func<CellResult, IReadOnlyDictionary<string, string>?>, string)[]
+                                     { (c => c.Env, "set with --env (ENV=)"), (c => c.InheritedEnv, "passed on from the harness's environment") })
         {
-            var given = cells.Select(c => c.Metrics.GetValueOrDefault(key)).OfType<IReadOnlyDictionary<string, string>>()
+            var given = cells.Select(env).OfType<IReadOnlyDictionary<string, string>>()
                              .SelectMany(d => d).Select(kv => $"`{kv.Key}={kv.Value}`").Distinct().ToList();
             if (given.Count > 0) md.AppendLine($"Every run had {string.Join(", ", given)}, {what}.").AppendLine();
         }

@@ -128,8 +128,7 @@ public static class MergeCommand
 
     /// <summary>
     /// The cells in plan order, each with its folder copied into the merged run. facts.json is copied with its run's
-    /// paths moved (its file list was taken when the cell ended, so it cannot be listed again); cell.json is written again
-    /// from the cell.
+    /// paths moved (its file list was taken when the cell ended, so it cannot be listed again).
     /// </summary>
     private static List<CellResult> Join(string root, IReadOnlyList<RunRecord> runs, ShardSelection selection, string runDir)
     {
@@ -148,8 +147,6 @@ public static class MergeCommand
                 Copy(Path.GetDirectoryName(r.Local(c.GetProperty("facts").GetString()))!, cell.RecordDir!);
                 var facts = Path.Combine(cell.RecordDir!, FactsWriter.FileName);
                 File.WriteAllText(facts, File.ReadAllText(facts).Replace($"artifacts/{r.RunId}/", relOut));
-                File.WriteAllText(Path.Combine(cell.RecordDir!, "cell.json"),
-                                  JsonSerializer.Serialize(SummaryWriter.CellJson(cell, root), SummaryWriter.JsonOptions));
                 cells.Add((order[CellKeyOf(c)], cell));
             }
         return cells.OrderBy(x => x.Order).Select(x => x.Cell).ToList();

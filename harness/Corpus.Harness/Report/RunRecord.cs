@@ -8,8 +8,8 @@ using Corpus.Harness.Signatures;
 namespace Corpus.Harness.Report;
 
 /// <summary>
-/// A finished run read back from its records: summary.json and each cell's facts.json give the cells as the run had
-/// them in memory, so the same writers (summary, JUnit, report, table) render them again. What the records do not
+/// A finished run read back from its records: summary.json lists the cells, and each cell's facts.json gives it as the
+/// run had it in memory, so the same writers (summary, JUnit, report, table) render them again. What the records do not
 /// hold (crash facts read from cores) is not needed by any writer.
 /// </summary>
 public sealed class RunRecord
@@ -94,72 +94,69 @@ public sealed class RunRecord
         if (!System.IO.File.Exists(factsPath)) throw new InputException(File, "cells", $"{key}: {factsPath} is missing");
         // The run's folder name is plain text in JSON (no character of it is escaped), so a textual move is exact.
         JsonElement Move(string json) => JsonDocument.Parse(json.Replace($"artifacts/{RunId}/", movedTo)).RootElement.Clone();
-        var c = Move(recorded.GetRawText());
         var facts = Move(System.IO.File.ReadAllText(factsPath));
         string? At(string? path) => path is null ? null : Path.GetFullPath(path, root);
-        var artifacts = At(Opt(c, "artifacts"));
-        var expected = Opt(c, "expected") is { } e
-            ? new Expectation(key, Outcomes.ByName[e], Opt(c, "expectedReason") ?? "", Opt(c, "reference")) : null;
+        var artifacts = facts.GetProperty("artifacts") is { ValueKind: JsonValueKind.Object } a ? At(Opt(a, "dir")) : null;
+        var expected = Opt(facts, "expected") is { } e
+            ? new Expectation(key, Outcomes.ByName[e], Opt(facts, "expectedReason") ?? "", Opt(facts, "reference")) : null;
+        var family = facts.GetProperty("family");
         var cell = new CellResult
         {
-            Key = key, Rerun = Str(c, "rerun"), RecordDir = Path.GetDirectoryName(At(Opt(c, "facts")))!, ArtifactDir = artifacts,
-            Outcome = Outcomes.ByName[Str(c, "outcome")], Detail = Str(c, "detail"), Expected = expected,
-            Gate = Enum.Parse<GateStatus>(Str(c, "gate"), ignoreCase: true), GateMessage = Str(c, "gateMessage"),
-            Seconds = c.GetProperty("seconds").GetDouble(), Family = Opt(c, "family"),
+            Key = key, Rerun = Str(facts, "rerun"), ArtifactDir = artifacts,
+            // Where the cell's records are once moved (a merge copies them there).
+            RecordDir = Path.GetDirectoryName(At(Opt(recorded, "facts")!.Replace($"artifacts/{RunId}/", movedTo)))!,
+            Outcome = Outcomes.ByName[Str(facts, "outcome")], Detail = Str(facts, "detail"), Expected = expected,
+            Gate = Enum.Parse<GateStatus>(Str(facts, "gate"), ignoreCase: true), GateMessage = Str(facts, "gateMessage"),
+            Seconds = facts.GetProperty("seconds").GetDouble(), Family = family.ValueKind == JsonValueKind.Object ? Opt(family, "key") : null,
+            Runtime = Opt(facts, "runtime"), Isolation = Opt(facts, "isolation"),
+            Env = Env(facts.GetProperty("env")), InheritedEnv = Env(facts.GetProperty("inheritedEnv")),
+            Fixture = facts.GetProperty("fixture") is { ValueKind: JsonValueKind.Object } fx
+                ? fx.Deserialize<Fixtures.FixtureFacts>(FactsWriter.JsonOptions) : null,
         };
-        foreach (var m in c.GetProperty("metrics").EnumerateObject()) cell.Metrics[m.Name] = Value(m.Value);
-        if (c.GetProperty("series") is { ValueKind: JsonValueKind.Object } series)
+        if (facts.GetProperty("series") is { ValueKind: JsonValueKind.Object } series)
         {
             cell.SeriesMetric = Opt(series, "metric");
             cell.SeriesUnit = Opt(series, "unit");
             cell.Series.AddRange(Points(series.GetProperty("points")));
         }
-        if (c.GetProperty("timeSeries") is { ValueKind: JsonValueKind.Object } time)
+        if (facts.GetProperty("timeSeries") is { ValueKind: JsonValueKind.Object } time)
             foreach (var curve in time.EnumerateObject()) cell.TimeSeries[curve.Name] = Points(curve.Value);
-        var factRuns = facts.GetProperty("runs").EnumerateArray().ToList();
-        var i = 0;
-        foreach (var r in c.GetProperty("runs").EnumerateArray())
+        foreach (var r in facts.GetProperty("runs").EnumerateArray())
         {
             var metrics = r.GetProperty("metrics").EnumerateObject().ToDictionary(m => m.Name, m => m.Value.GetDouble());
             cell.Runs.Add(new RunSummary(Str(r, "label"), Str(r, "status"), r.GetProperty("wallSeconds").GetDouble(),
                                          (long)Math.Round(r.GetProperty("peakMB").GetDouble() * 1048576), metrics, Str(r, "containment"))
             {
-                CaptureOnly = i < factRuns.Count && factRuns[i++].GetProperty("captureOnly").GetBoolean(),
+                CaptureOnly = r.GetProperty("captureOnly").GetBoolean(),
                 N = r.TryGetProperty("n", out var n) && n.ValueKind == JsonValueKind.Number ? n.GetInt64() : null,
                 // The record keeps the status as it reads; "exit 0" is the one a program that ended by itself with 0 gets.
                 ExitedZero = Str(r, "status") == "exit 0",
             });
         }
-        var factCaptures = facts.GetProperty("captures").EnumerateArray().ToList();
-        i = 0;
-        foreach (var x in c.GetProperty("captures").EnumerateArray())
+        foreach (var x in facts.GetProperty("captures").EnumerateArray())
         {
-            var f = i < factCaptures.Count ? factCaptures[i++] : default;
-            var threads = f.ValueKind == JsonValueKind.Object
-                ? f.GetProperty("threads").EnumerateArray().Select(t => new ThreadStack(Str(t, "thread"),
-                      t.GetProperty("frames").EnumerateArray().Select(fr => fr.GetString()!).ToList()) { Crashing = t.GetProperty("crashing").GetBoolean() }).ToList()
-                : [];
-            var heap = f.ValueKind == JsonValueKind.Object && f.GetProperty("heap") is { ValueKind: JsonValueKind.Object } h
+            var threads = x.GetProperty("threads").EnumerateArray().Select(t => new ThreadStack(Str(t, "thread"),
+                              t.GetProperty("frames").EnumerateArray().Select(fr => fr.GetString()!).ToList()) { Crashing = t.GetProperty("crashing").GetBoolean() }).ToList();
+            var heap = x.GetProperty("heap") is { ValueKind: JsonValueKind.Object } h
                 ? h.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetInt64()) : null;
             cell.Captures.Add(new CaptureRecord(Str(x, "backend"), At(Str(x, "file"))!,
                                                 x.GetProperty("bytes").GetInt64(), x.GetProperty("seconds").GetDouble(),
                                                 x.GetProperty("atSeconds").GetDouble(), threads, Opt(x, "note"), heap)
-            { Run = Opt(x, "run"), DeletedOverCap = f.ValueKind == JsonValueKind.Object && f.GetProperty("deletedOverCap").GetBoolean() });
+            { Run = Opt(x, "run"), DeletedOverCap = x.GetProperty("deletedOverCap").GetBoolean() });
         }
-        cell.CaptureErrors.AddRange(c.GetProperty("captureErrors").EnumerateArray().Select(e => e.GetString()!));
-        if (c.TryGetProperty("traces", out var traces))
-            foreach (var t in traces.EnumerateArray())
-            {
-                double? D(string name) => t.GetProperty(name) is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;
-                cell.Traces.Add(new Capture.Traces.TraceRecord(Str(t, "backend"), Str(t, "kind"), Str(t, "run"),
-                    t.GetProperty("n") is { ValueKind: JsonValueKind.Number } tn ? tn.GetInt64() : null, At(Opt(t, "file")),
-                    t.GetProperty("bytes").GetInt64(), t.GetProperty("samples").GetInt32(), t.GetProperty("events").GetInt32(),
-                    t.GetProperty("wallSeconds").GetDouble(), D("untracedWallSeconds"), D("slowdown"), D("metricSlowdown"),
-                    At(Opt(t, "speedscope")), At(Opt(t, "flameGraph")), Opt(t, "error"))
-                    { Note = Opt(t, "note"), ReadSeconds = t.GetProperty("readSeconds").GetDouble() });
-            }
-        if (facts.GetProperty("family") is { ValueKind: JsonValueKind.Object } family)
-            cell.Verdict = new Verdict(Outcomes.ByName[Str(family, "outcome")], Str(family, "detail"))
+        cell.CaptureErrors.AddRange(facts.GetProperty("captureErrors").EnumerateArray().Select(e => e.GetString()!));
+        foreach (var t in facts.GetProperty("traces").EnumerateArray())
+        {
+            double? D(string name) => t.GetProperty(name) is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;
+            cell.Traces.Add(new Capture.Traces.TraceRecord(Str(t, "backend"), Str(t, "kind"), Str(t, "run"),
+                t.GetProperty("n") is { ValueKind: JsonValueKind.Number } tn ? tn.GetInt64() : null, At(Opt(t, "file")),
+                t.GetProperty("bytes").GetInt64(), t.GetProperty("samples").GetInt32(), t.GetProperty("events").GetInt32(),
+                t.GetProperty("wallSeconds").GetDouble(), D("untracedWallSeconds"), D("slowdown"), D("metricSlowdown"),
+                At(Opt(t, "speedscope")), At(Opt(t, "flameGraph")), Opt(t, "error"))
+                { Note = Opt(t, "note"), ReadSeconds = t.GetProperty("readSeconds").GetDouble() });
+        }
+        if (family.ValueKind == JsonValueKind.Object && Opt(family, "outcome") is { } decided)
+            cell.Verdict = new Verdict(Outcomes.ByName[decided], Str(family, "detail"))
             {
                 Facts = family.GetProperty("facts"), KeyFigures = Strings(family.GetProperty("keyFigures")),
                 Plot = Opt(family, "plot") is { } plot ? Enum.Parse<PlotScale>(plot, ignoreCase: true) : PlotScale.None,
@@ -176,12 +173,7 @@ public sealed class RunRecord
     private static List<SeriesPoint> Points(JsonElement a) =>
         a.EnumerateArray().Select(p => new SeriesPoint(p[0].GetDouble(), p[1].GetDouble())).ToList();
 
-    /// <summary>
-    /// A metric as the writers had it: an object of strings (the env a run got) is a dictionary the report reads; any
-    /// other value stays JSON, which serialises to the same text.
-    /// </summary>
-    private static object Value(JsonElement v) =>
-        v.ValueKind == JsonValueKind.Object && v.EnumerateObject().All(p => p.Value.ValueKind == JsonValueKind.String)
-            ? v.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetString()!)
-            : v.Clone();
+    /// <summary>Variables as the record has them: an object of strings, or null.</summary>
+    private static IReadOnlyDictionary<string, string>? Env(JsonElement v) =>
+        v.ValueKind == JsonValueKind.Object ? v.EnumerateObject().ToDictionary(p => p.Name, p => p.Value.GetString()!) : null;
 }

@@ -9,7 +9,7 @@ namespace Corpus.Harness.Report;
 /// <summary>summary.json (schema in docs/architecture.md) and JUnit XML for CI.</summary>
 public static class SummaryWriter
 {
-    public const int SchemaVersion = 1;
+    public const int SchemaVersion = 2;
 
     public static readonly JsonSerializerOptions JsonOptions = new()
     {
@@ -31,7 +31,6 @@ public static class SummaryWriter
         ["gate"] = c.Gate.ToString().ToLowerInvariant(),
         ["gateMessage"] = c.GateMessage,
         ["seconds"] = c.Seconds,
-        ["metrics"] = c.Metrics,
         ["series"] = c.Series.Count == 0 ? null
             : new { metric = c.SeriesMetric, unit = c.SeriesUnit, points = c.Series.Select(p => new[] { p.X, p.Y }) },
         ["timeSeries"] = c.TimeSeries.Count == 0 ? null

@@ -36,7 +36,13 @@ public sealed class CellResult
     public Expectation? Expected { get; set; }
     public GateStatus Gate { get; set; }
     public string GateMessage { get; set; } = "";
-    public Dictionary<string, object> Metrics { get; } = [];
+    /// <summary>What ran the cell: the subject kind's description of its runtime, and the cell's isolation.</summary>
+    public string? Runtime { get; set; }
+    public string? Isolation { get; set; }
+    /// <summary>Variables set with --env for every run, and the knobs of the harness's own environment that reach the runs.</summary>
+    public IReadOnlyDictionary<string, string>? Env { get; set; }
+    public IReadOnlyDictionary<string, string>? InheritedEnv { get; set; }
+    public Fixtures.FixtureFacts? Fixture { get; set; }
     public List<RunSummary> Runs { get; } = [];
     public List<CaptureRecord> Captures { get; } = [];
     /// <summary>The cell's traces (capture.trace): what each cost and where it is.</summary>
@@ -55,7 +61,7 @@ public sealed class CellResult
     public Dictionary<string, List<SeriesPoint>> TimeSeries { get; } = [];
     /// <summary>The cell's folder with its runs and captures; null once pruned (its records stay in <see cref="RecordDir"/>).</summary>
     public string? ArtifactDir { get; set; }
-    /// <summary>The cell's folder, where facts.json, cell.json and rerun.txt stay even when the rest is pruned.</summary>
+    /// <summary>The cell's folder, where facts.json and rerun.txt stay even when the rest is pruned.</summary>
     public string? RecordDir { get; init; }
     public required string Rerun { get; init; }
     public double Seconds { get; set; }

@@ -59,8 +59,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             Key = key, Expected = expected, ArtifactDir = dir, RecordDir = dir,
             Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1{options.RerunEnv()}",
         };
-        if (options.Env is { Count: > 0 } given) cell.Metrics["env"] = given;
-        if (options.InheritedKnobs() is { Count: > 0 } inherited) cell.Metrics["inherited_env"] = inherited;
+        if (options.Env is { Count: > 0 } given) cell.Env = given;
+        if (options.InheritedKnobs() is { Count: > 0 } inherited) cell.InheritedEnv = inherited;
         var clock = System.Diagnostics.Stopwatch.StartNew();
         Directory.CreateDirectory(dir);
         File.WriteAllText(Path.Combine(dir, "rerun.txt"), cell.Rerun + "\n");
@@ -92,13 +92,11 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         // Written after pruning, so the records say whether the rest is there.
         Report.FactsWriter.Write(cell, options.Root, dir);
-        File.WriteAllText(Path.Combine(dir, "cell.json"), JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, options.Root),
-                          Report.SummaryWriter.JsonOptions));
         return cell;
     }
 
     /// <summary>The records a cell always keeps, pruned or not: what it decided and how to run it again.</summary>
-    public static readonly IReadOnlyList<string> Records = [Report.FactsWriter.FileName, "cell.json", "rerun.txt"];
+    public static readonly IReadOnlyList<string> Records = [Report.FactsWriter.FileName, "rerun.txt"];
 
     /// <summary>Removes a cell's runs, captures and cores, and keeps its records.</summary>
     private static void Prune(string dir)
@@ -135,7 +133,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
                 : (Outcome.Error, build.Error!);
             return;
         }
-        cell.Metrics["runtime"] = kind.Describe(subject);
+        cell.Runtime = kind.Describe(subject);
         var family = _families.For(cs.Signature);
         using var isolation = kind.Isolate(subject, dir);
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
@@ -161,7 +159,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             unrestored = fixture?.Restore(cell);
         }
-        if (isolation.Describe is { } isolated) cell.Metrics["isolation"] = isolated;
+        cell.Isolation = isolation.Describe;
         cell.Verdict = verdict;
         (cell.Outcome, cell.Detail) = (verdict.Outcome, verdict.Detail);
         if (unrestored is not null)

@@ -194,8 +194,6 @@ public static class Compare
         foreach (var file in Directory.GetFiles(dir).Where(f => !CellRunner.Records.Contains(Path.GetFileName(f)))) File.Delete(file);
         cell.ArtifactDir = null;
         Report.FactsWriter.Write(cell, root, dir);
-        File.WriteAllText(Path.Combine(dir, "cell.json"), System.Text.Json.JsonSerializer.Serialize(Report.SummaryWriter.CellJson(cell, root),
-                                                                                                      Report.SummaryWriter.JsonOptions));
     }
 
     /// <summary>The new side of a round that an interrupt stopped before it started.</summary>

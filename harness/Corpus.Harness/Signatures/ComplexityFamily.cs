@@ -105,14 +105,10 @@ public sealed class ComplexityFamily : ISignatureFamily
             // Snapshots stop the process while they are written, so they get a run of their own that is not timed,
             // and that ends when they are taken.
             var n = CaptureSize(sizes[^1], largest!, timed, exponent, (long)cs.Budget.MemoryMB << 20);
-            if (n != sizes[^1]) cell.Metrics["capture_n"] = captureN = n;
+            if (n != sizes[^1]) captureN = n;
             runs.Progress($"{cell.Key} n={n} capture run …");
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
-        cell.Metrics["exponent"] = Math.Round(exponent, 3);
-        cell.Metrics["ls_exponent"] = Math.Round(fit.Exponent, 3);
-        cell.Metrics["r2"] = Math.Round(fit.R2, 4);
-        cell.Metrics[$"{cx.Metric}@{sizes[^1]}"] = Math.Round(points[^1].Seconds, 4);
         var text = $"median pair slope {exponent:0.00}; least squares {fit.Exponent:0.00}, r² {fit.R2:0.000}";
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
                                         Math.Round(exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
@@ -150,6 +146,10 @@ public sealed class ComplexityFamily : ISignatureFamily
 /// value and its r² beside it, and the points (n, metric) the fit used.
 /// </summary>
 /// <param name="KilledAt">Exponential: the size that ended at the budget.</param>
+/// <summary>Host-wide MemAvailable before a sweep and its largest fall during a run, beside the cell's cap: context
+/// for a run killed at its memory cap, never a verdict.</summary>
+public sealed record HostMemoryFacts(long AvailableBeforeMB, long AvailableDropMB, int MemoryCapMB);
+
 public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUnit, IReadOnlyList<double[]> Points, double? Slope,
                                      double? LeastSquares, double? R2, double ReproducedMin, double CleanMax)
 {
@@ -159,6 +159,12 @@ public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUn
     /// <summary>Exponential: metrics at or below this are startup noise and left out of the fit.</summary>
     public double? FloorSec { get; init; }
     public double? MemoryGrowthMBs { get; init; }
+    /// <summary>Exponential: the killed run's peak memory, and the time it had run when killed (a lower bound).</summary>
+    public double? KilledRunPeakMB { get; init; }
+    public double? KilledAtLeast { get; init; }
+    /// <summary>Sizes whose runs a snapshot paused, and for how long (n, seconds): taken off their metric.</summary>
+    public IReadOnlyList<double[]> CapturePauses { get; init; } = [];
+    public HostMemoryFacts? HostMemory { get; init; }
 
     private static string F(double? d, string format) => d?.ToString(format, System.Globalization.CultureInfo.InvariantCulture) ?? "—";
 

@@ -36,13 +36,11 @@ public sealed class StacksEvidence : IEvidenceCheck
         var hits = captures.SelectMany(c => c.Threads.Select(t => (c, t))).Where(h => h.t.Frames.Any(f => re.IsMatch(f))).ToList();
         var withStacks = captures.Count(c => c.Threads.Count > 0);
         var hitSnapshots = hits.Select(h => h.c).Distinct().Count();
-        cell.Metrics["stack_hits"] = $"{hitSnapshots}/{withStacks} snapshots";
         var figure = $"stacks {hitSnapshots}/{withStacks} snapshots";
         if (hits.Count > 0)
         {
             var (c, t) = hits[0];
             var top = t.Frames.Take(6).ToList();
-            cell.Metrics["hot_frames"] = top;
             return Task.FromResult(EvidenceResult.Hold(Key, $"snapshot {Path.GetFileName(c.File)} shows /{spec.Frame}/ on thread '{t.Thread}'",
                 new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top, t.Frames.First(f => re.IsMatch(f))), figure));
         }
@@ -83,7 +81,6 @@ public sealed class HeapEvidence : IEvidenceCheck
         {
             if (!x.Backend.HeapFacts)
             {
-                cell.Metrics["heap_instances"] = "not judged: this subject's captures carry no heap facts";
                 return Task.FromResult(new EvidenceResult(Key, EvidenceStatus.NotJudged, "this subject's captures carry no heap facts")
                     { Facts = new HeapFacts(heap.Type, heap.Count, null, null), KeyFigures = ["heap not judged"] });
             }
@@ -91,7 +88,6 @@ public sealed class HeapEvidence : IEvidenceCheck
                 new HeapFacts(heap.Type, heap.Count, null, null)));
         }
         var seen = heaps[^1].HeapCounts!.GetValueOrDefault(heap.Type);
-        cell.Metrics["heap_instances"] = $"{seen} {heap.Type}";
         var facts = new HeapFacts(heap.Type, heap.Count, seen, heaps[^1].File);
         var figure = $"heap {seen} {heap.Type}";
         return Task.FromResult(seen == heap.Count
@@ -141,7 +137,6 @@ public sealed class DoubleFreeEvidence : IEvidenceCheck
         var aborting = facts.Frees.Last(f => f.Aborting);
         static IReadOnlyList<string> Frames(FreeRecord f) => f.Frames.Where(x => !x.StartsWith("(wrapper")).Take(3).Select(x => x.Split(' ')[0]).ToList();
         var figure = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
-        cell.Metrics["double_free"] = figure;
         return Task.FromResult(EvidenceResult.Hold(Key,
             $"{facts.Pointer} was freed by LWP {other.Thread} ({string.Join(" ← ", Frames(other))}), then again by the crashing "
             + $"LWP {facts.CrashThread} ({string.Join(" ← ", Frames(aborting))})",

@@ -28,7 +28,8 @@ public static class ExponentialSweep
         var points = new List<(double N, double Seconds)>();
         long? killedAt = null;
         string? killedLabel = null, killedBy = null;
-        double? growth = null;
+        double? growth = null, killedPeak = null, killedAtLeast = null;
+        var pauses = new List<double[]>();
         var host = new HostMemory();
         foreach (var n in cx.Sizes.Order())
         {
@@ -48,47 +49,46 @@ public static class ExponentialSweep
                 {
                     points.Add((n, atLeast));
                     cell.Series.Add(new SeriesPoint(n, atLeast));
-                    cell.Metrics[$"{cx.Metric}@{n}"] = $"≥ {atLeast:0.00} (killed)";
+                    killedAtLeast = Math.Round(atLeast, 2);
                 }
-                cell.Metrics["killed_at"] = n;
-                cell.Metrics["killed_by"] = killedBy = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
-                cell.Metrics["killed_run_peak_mb"] = Math.Round(run.PeakBytes / 1048576.0, 1);
-                if (GrowthMBPerSec(run.Memory) is { } rate) cell.Metrics["memory_growth_mb_s"] = growth = Math.Round(rate, 1);
+                killedBy = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
+                killedPeak = Math.Round(run.PeakBytes / 1048576.0, 1);
+                if (GrowthMBPerSec(run.Memory) is { } rate) growth = Math.Round(rate, 1);
                 break;
             }
             if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
-            {
-                host.Report(cell, cs.Budget);
-                return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}");
-            }
+                return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}")
+                       { Facts = Facts(null) };
             if (!output.Metrics.TryGetValue(cx.Metric, out var value))
                 return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field 'signature.complexity.metric' of case {cs.Id}");
             // A snapshot stops the process while it is written: that pause is not the parser's time.
-            if (paused > 0) cell.Metrics[$"capture_pause_s@{n}"] = Math.Round(paused, 3);
+            if (paused > 0) pauses.Add([n, Math.Round(paused, 3)]);
             value = Math.Max(value - paused, 1e-6);
             points.Add((n, value));
             cell.Series.Add(new SeriesPoint(n, value));
-            cell.Metrics[$"{cx.Metric}@{n}"] = Math.Round(value, 4);
             runs.Progress($"{cell.Key} n={n}: {cx.Metric}={value:0.000}");
         }
-        host.Report(cell, cs.Budget);
         // Only the run that hung was meant to be captured.
         cell.RemoveCaptureErrors(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
         var (outcome, detail) = Judge(cx, points, killedAt, cs.Budget);
         if (killedAt is not null && growth is { } g) detail += $"; memory grew {g} MB/s there";
         var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
         var fit = above.Count >= 2 ? ComplexityFit.SemiLog(above) : null;
-        var facts = new ComplexityFacts(ComplexitySpec.Exponential, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
-                                        fit is null ? null : Math.Round(ComplexityFit.MedianFactor(above), 3),
-                                        fit is null ? null : Math.Round(fit.Factor, 3), fit is null ? null : Math.Round(fit.R2, 4),
-                                        cx.ReproducedMin, cx.CleanMax)
-                    { KilledAt = killedAt, KilledBy = killedBy, MemoryGrowthMBs = growth, FloorSec = cx.FloorSec };
-        if (fit is not null) cell.Metrics["factor"] = facts.Slope!;
+        var facts = Facts(fit is null ? null : (Math.Round(ComplexityFit.MedianFactor(above), 3), Math.Round(fit.Factor, 3), Math.Round(fit.R2, 4)));
         return new Verdict(outcome, detail)
         {
             Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.SemiLog,
             PlotLabel = facts.Slope is { } f ? $"×{f:0.00} per level" : "flat",
         };
+
+        // The sweep's facts so far, with the fit when there is one.
+        ComplexityFacts Facts((double Median, double LeastSquares, double R2)? fit) =>
+            new(ComplexitySpec.Exponential, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, Math.Round(p.Seconds, 4) }).ToList(),
+                fit?.Median, fit?.LeastSquares, fit?.R2, cx.ReproducedMin, cx.CleanMax)
+            {
+                KilledAt = killedAt, KilledBy = killedBy, KilledRunPeakMB = killedPeak, KilledAtLeast = killedAtLeast, MemoryGrowthMBs = growth,
+                FloorSec = cx.FloorSec, CapturePauses = pauses, HostMemory = host.Facts(cs.Budget),
+            };
     }
 
     private static double Paused(CellResult cell, string label)
@@ -154,12 +154,10 @@ public static class ExponentialSweep
             }
         }
 
-        public void Report(CellResult cell, Budget budget)
+        /// <summary>Host-wide, context only: how far MemAvailable fell during the runs, beside the cell's own cap.</summary>
+        public HostMemoryFacts? Facts(Budget budget)
         {
-            if (_baseline < 0 || _drop < 0) return;
-            cell.Metrics["host_available_before_mb"] = _baseline >> 20;
-            cell.Metrics["host_available_drop_mb"] = Math.Max(0, _drop >> 20);
-            cell.Metrics["memory_cap_mb"] = budget.MemoryMB;
+            lock (this) return _baseline < 0 || _drop < 0 ? null : new HostMemoryFacts(_baseline >> 20, Math.Max(0, _drop >> 20), budget.MemoryMB);
         }
 
         private static long Available()

@@ -28,7 +28,7 @@ public sealed class FixtureFamily : ISignatureFamily
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
         var pattern = runs.Case.Signature.Get<ProcessPattern>(Key)!;
         // What the program said it saw (the text each output pattern matched), as a fact: readers never parse run.stdout.
-        var facts = ProcessFamily.Record(cell, run, metrics) with { Matched = ProcessFamily.Matches(pattern, run) };
+        var facts = ProcessFacts.Of(run, metrics) with { Matched = ProcessFamily.Matches(pattern, run) };
         var miss = ProcessMatch.Mismatch(pattern, run);
         var (outcome, detail) = miss is null
             ? (Outcome.Clean, $"{run.Status}; the run saw the fixture applied")

@@ -38,14 +38,11 @@ public sealed class HangFamily : ISignatureFamily
                                               + $"run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)");
         runs.Progress($"{cell.Key} …");
         var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", null);
-        var process = ProcessFamily.Record(cell, run, metrics);
+        var process = ProcessFacts.Of(run, metrics);
         var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
         if (outcome == Outcome.Unsupported) return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
         var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
-        foreach (var kv in verdict.Metrics) cell.Metrics[kv.Key] = kv.Value;
-        var harnessMs = HangJudge.HarnessBlockMs(markers);
-        if (harnessMs is { } seen) cell.Metrics["ui_block_harness_ms"] = seen;
-        var facts = HangFacts.Of(verdict, spec, harnessMs);
+        var facts = verdict.Facts with { HarnessBlockMs = HangJudge.HarnessBlockMs(markers) };
         var (o, d) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
             ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
                                      + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
@@ -75,14 +72,6 @@ public sealed class HangFamily : ISignatureFamily
 public sealed record HangFacts(string? Call, double? BlockMs, double? ExpectedMs, double? ExitToReturnMs, double? WorkerExitMs,
                                double? HarnessBlockMs, IReadOnlyList<string> Calls, IReadOnlyList<string> Evidence)
 {
-    public static HangFacts Of(HangVerdict v, HangSpec spec, double? harnessMs)
-    {
-        double? D(string k) => v.Metrics.TryGetValue(k, out var x) && x is double d ? d : null;
-        IReadOnlyList<string> L(string k) => v.Metrics.TryGetValue(k, out var x) && x is IEnumerable<string> l ? l.ToList() : [];
-        return new HangFacts(v.Metrics.TryGetValue("ui_call", out var c) ? c as string : null, D("ui_block_ms"), spec.ExpectedMs,
-                             D("exit_to_return_ms"), D("worker_exit_ms"), harnessMs, L("ui_calls"), L("hang_evidence"));
-    }
-
     public IReadOnlyList<string> KeyFigures() =>
         [.. BlockMs is { } b ? new[] { $"{Call} blocked {b:0} ms{(ExpectedMs is { } e ? $" (expected {e:0})" : "")}" } : [],
          .. ExitToReturnMs is { } r ? new[] { $"returned {r:0} ms after the worker exited" } : [],
@@ -95,7 +84,7 @@ public sealed record UiCall(string Name, double BeginMs, double? EndMs)
     public double? BlockedMs => EndMs - BeginMs;
 }
 
-public sealed record HangVerdict(Outcome Outcome, string Detail, IReadOnlyDictionary<string, object> Metrics);
+public sealed record HangVerdict(Outcome Outcome, string Detail, HangFacts Facts);
 
 public static partial class HangJudge
 {
@@ -136,22 +125,17 @@ public static partial class HangJudge
         var (all, exit) = Parse(output);
         var callRe = new Regex(spec.Call);
         var calls = all.Where(c => callRe.IsMatch(c.Name)).ToList();
-        var metrics = new Dictionary<string, object>
-        {
-            ["ui_calls"] = calls.Select(c => c.EndMs is null ? $"{c.Name}: never returned" : $"{c.Name} {c.BlockedMs:0} ms").ToList(),
-        };
-        if (spec.ExpectedMs is { } expectedMs) metrics["hang_expected_ms"] = expectedMs;
-        if (exit is { } ex) metrics["worker_exit_ms"] = Math.Round(ex, 1);
+        var facts = new HangFacts(null, null, spec.ExpectedMs, null, exit is { } ex ? Math.Round(ex, 1) : null, null,
+                                  calls.Select(c => c.EndMs is null ? $"{c.Name}: never returned" : $"{c.Name} {c.BlockedMs:0} ms").ToList(), []);
         if (calls.Count == 0)
-            return new(Outcome.Error, $"no 'REPRO-REACHED ui-call … call=' marker matching /{spec.Call}/: the program does not follow the hang protocol", metrics);
+            return new(Outcome.Error, $"no 'REPRO-REACHED ui-call … call=' marker matching /{spec.Call}/: the program does not follow the hang protocol", facts);
         var longest = calls.OrderByDescending(c => c.EndMs is null ? double.MaxValue : c.BlockedMs!.Value).First();
         if (longest.EndMs is null)
-            return new(Outcome.WrongFailure, $"{longest.Name} at {longest.BeginMs:0} ms never returned", metrics);
+            return new(Outcome.WrongFailure, $"{longest.Name} at {longest.BeginMs:0} ms never returned", facts);
         var blocked = longest.BlockedMs!.Value;
-        metrics["ui_call"] = longest.Name;
-        metrics["ui_block_ms"] = Math.Round(blocked, 1);
+        facts = facts with { Call = longest.Name, BlockMs = Math.Round(blocked, 1) };
         if (blocked <= spec.CleanMaxMs)
-            return new(Outcome.Clean, $"no UI call blocked more than {spec.CleanMaxMs:0} ms (longest: {longest.Name} {blocked:0.0} ms)", metrics);
+            return new(Outcome.Clean, $"no UI call blocked more than {spec.CleanMaxMs:0} ms (longest: {longest.Name} {blocked:0.0} ms)", facts);
 
         var missing = new List<string>();
         if (blocked < spec.MinSec * 1000) missing.Add($"it blocked less than {spec.MinSec} s");
@@ -161,17 +145,17 @@ public static partial class HangJudge
         else
         {
             var afterExit = longest.EndMs!.Value - exit.Value;
-            metrics["exit_to_return_ms"] = Math.Round(afterExit, 1);
+            facts = facts with { ExitToReturnMs = Math.Round(afterExit, 1) };
             if (afterExit < -PrintOrderSlackMs || afterExit > spec.ReleaseSec * 1000)
                 missing.Add($"it returned {afterExit:0} ms after the worker exited, not within {spec.ReleaseSec} s of it");
         }
         var evidence = spec.Evidence.Select(p => (p, m: new Regex(p, RegexOptions.Multiline).Match(output))).ToList();
         foreach (var (p, m) in evidence.Where(x => !x.m.Success)) missing.Add($"no evidence /{p}/");
-        if (evidence.Count > 0) metrics["hang_evidence"] = evidence.Where(x => x.m.Success).Select(x => x.m.Value.Trim()).ToList();
+        if (evidence.Count > 0) facts = facts with { Evidence = evidence.Where(x => x.m.Success).Select(x => x.m.Value.Trim()).ToList() };
         var what = $"{longest.Name} blocked {blocked:0} ms";
-        if (missing.Count > 0) return new(Outcome.WrongFailure, $"{what}, but {string.Join("; ", missing)}", metrics);
+        if (missing.Count > 0) return new(Outcome.WrongFailure, $"{what}, but {string.Join("; ", missing)}", facts);
         return new(Outcome.Reproduced, $"{what}{(spec.ExpectedMs is { } x ? $" (expected {x:0} ± {spec.Tolerance:P0})" : "")}, returned "
-                                       + $"{longest.EndMs - exit:0} ms after the worker exited; evidence: {spec.Evidence.Count} of {spec.Evidence.Count}", metrics);
+                                       + $"{longest.EndMs - exit:0} ms after the worker exited; evidence: {spec.Evidence.Count} of {spec.Evidence.Count}", facts);
     }
 
     /// <summary>The longest ui-call → ui-return gap as the harness saw the lines arrive, beside the program's own stamps.</summary>

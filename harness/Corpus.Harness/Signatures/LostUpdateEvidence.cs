@@ -134,8 +134,6 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
         var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
         var all = facts.Lost.Count(spec.Matches);
         var figure = $"LWP {first.Thread} wrote {first.Wrote} over {first.Found} on {first.Object}";
-        cell.Metrics["lost_update"] = figure;
-        cell.Metrics["lost_updates_in_ring"] = all;
         return EvidenceResult.Hold(key,
             $"the event ring shows LWP {first.Thread}'s exchange writing back {first.Wrote} over {first.Found}: "
             + $"{Math.Abs(first.Found - first.Wrote)} {(first.LostIncrement ? "increment" : "decrement")} overwritten"

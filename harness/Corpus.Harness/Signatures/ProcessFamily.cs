@@ -40,7 +40,7 @@ public sealed class ProcessFamily : ISignatureFamily
         var sig = runs.Case.Signature;
         var (outcome, detail) = Classify(sig, run);
         var pattern = outcome == Outcome.Reproduced ? sig.Get<ProcessPattern>(Name) : sig.Clean;
-        var facts = Record(cell, run, metrics) with { Matched = pattern is null ? [] : Matches(pattern, run) };
+        var facts = ProcessFacts.Of(run, metrics) with { Matched = pattern is null ? [] : Matches(pattern, run) };
         return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 
@@ -55,17 +55,6 @@ public sealed class ProcessFamily : ISignatureFamily
     /// <summary>A figure of each round's process facts (hangs and other one-run families record them too).</summary>
     internal static List<double> Of(IReadOnlyList<Verdict> rounds, Func<ProcessFacts, double> figure) =>
         rounds.Select(v => v.Facts).OfType<ProcessFacts>().Select(figure).ToList();
-
-    internal static ProcessFacts Record(CellResult cell, RunResult run, IReadOnlyDictionary<string, double> metrics)
-    {
-        foreach (var kv in metrics) cell.Metrics[kv.Key] = kv.Value;
-        var facts = ProcessFacts.Of(run, metrics);
-        cell.Metrics["wall_s"] = run.WallSeconds;
-        cell.Metrics["peak_mb"] = facts.PeakMB;
-        cell.Metrics["status"] = run.Status;
-        if (facts.MemoryGrowthMBs is { } rate) cell.Metrics["memory_growth_mb_s"] = rate;
-        return facts;
-    }
 
     /// <summary>The text each output pattern matched (the first match of each), for facts.json.</summary>
     public static IReadOnlyList<string> Matches(ProcessPattern pattern, RunResult run) =>

@@ -57,6 +57,8 @@ public sealed record LeakFacts(double LeakMB, double ShmemDeltaMB, double RssMB,
     /// <summary>Who holds the unmapped objects (<see cref="LeakHolder"/>); null on Windows, where only the program's
     /// own handles are read.</summary>
     public IReadOnlyList<LeakHolder>? HeldBy { get; init; }
+    /// <summary>The cell's shared memory before the run.</summary>
+    public double BaselineMB { get; init; }
 
     public IReadOnlyList<string> KeyFigures() => Windows
         ? [$"working set {RssMB:0.0} MB", $"sections held by handle {HeldObjects} ({HeldFdOnlyMB:0.0} MB)", $"after exit {AfterExitDeltaMB:+0.0;-0.0} MB"]
@@ -103,7 +105,7 @@ public sealed class ShmemFamily : ISignatureFamily
         var probe = new ShmemProbe(cs.Signature.Get<ShmemSpec>(Key)!);
         LeakMeasure? leak = null;
         var (run, metrics, _) = await runs.ExecuteAsync(null, "run", cs.Timed, async p => leak = await probe.WatchAsync(p));
-        var process = ProcessFamily.Record(cell, run, metrics);
+        var process = ProcessFacts.Of(run, metrics);
         var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
         if (outcome == Outcome.Unsupported || leak is null)
             return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
@@ -117,14 +119,6 @@ public sealed class ShmemFamily : ISignatureFamily
     private static LeakFacts RecordLeak(CellResult cell, LeakMeasure m, ShmemProbe probe)
     {
         static double Mb(long b) => Math.Round(b / 1048576.0, 1);
-        cell.Metrics["shmem_delta_mb"] = Mb(m.ShmemDeltaBytes);
-        cell.Metrics["host_shmem_delta_mb"] = Mb(m.HostShmemDeltaBytes);
-        cell.Metrics["shmem_attribution"] = m.Attribution;
-        cell.Metrics["rss_mb"] = Mb(m.RssBytes);
-        cell.Metrics["held_objects"] = m.HeldObjects;
-        cell.Metrics["held_fd_only_mb"] = Mb(m.HeldFdOnlyBytes);
-        cell.Metrics["after_exit_delta_mb"] = Mb(m.AfterExitDeltaBytes);
-        cell.Metrics["shmem_baseline_mb"] = Mb(m.BaselineBytes);
         // On Windows the sampled figure is the system commit charge, host-wide context (ShmemProbe).
         cell.TimeSeries[OperatingSystem.IsWindows() ? "system commit - baseline (MB), context" : "cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         if (m.HostSamples is { } host)
@@ -132,6 +126,6 @@ public sealed class ShmemFamily : ISignatureFamily
         cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
         return new LeakFacts(Mb(probe.Spec.LeakBytes), Mb(m.ShmemDeltaBytes), Mb(m.RssBytes), m.HeldObjects, Mb(m.HeldFdOnlyBytes),
                              Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, OperatingSystem.IsWindows())
-        { HeldBy = m.HeldBy };
+        { HeldBy = m.HeldBy, BaselineMB = Mb(m.BaselineBytes) };
     }
 }

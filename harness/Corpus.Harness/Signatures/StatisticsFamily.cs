@@ -74,7 +74,7 @@ public sealed class StatisticsFamily : ISignatureFamily
             if (done % 50 == 0) runs.Progress($"{cell.Key} {hits}/{done} hits, {clock.Elapsed.TotalSeconds:0} s");
         }
         var seconds = clock.Elapsed.TotalSeconds;
-        var rate = RecordRate(cell, hits, done, seconds, needed);
+        var rate = RaceStatistics.Wilson(hits, done);
         // Which limit ended the runs, so a rate is never read as a budget's verdict.
         var stoppedBy = hits > 0 && forced is null ? "the first hit" : forced is not null ? $"RUNS={forced}"
             : done >= needed ? $"{needed} clean runs" : done >= st.MaxRuns ? $"maxRuns {st.MaxRuns}" : $"the {st.BudgetSec:0} s budget";
@@ -104,19 +104,6 @@ public sealed class StatisticsFamily : ISignatureFamily
     public CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) =>
         Comparisons.Rates(@base, @new, v => v.Facts is RaceFacts f ? (f.Hits, f.Runs, f.Epsilon) : null);
 
-    internal static Rate RecordRate(CellResult cell, int hits, int runs, double seconds, int needed)
-    {
-        var rate = RaceStatistics.Wilson(hits, runs);
-        cell.Metrics["hits"] = hits;
-        cell.Metrics["runs"] = runs;
-        cell.Metrics["rate"] = Math.Round(rate.Point, 4);
-        cell.Metrics["rate_ci95"] = new[] { Math.Round(rate.Low, 4), Math.Round(rate.High, 4) };
-        cell.Metrics["runs_for_clean"] = needed;
-        if (hits == 0) cell.Metrics["p_upper95"] = Math.Round(RaceStatistics.UpperBoundAfterZeroHits(runs), 4);
-        cell.Metrics["race_s"] = Math.Round(seconds, 1);
-        cell.Metrics["s_per_run"] = runs == 0 ? 0 : Math.Round(seconds / runs, 3);
-        return rate;
-    }
 }
 
 /// <param name="RateCi95">The 95% Wilson interval of the rate.</param>

@@ -48,10 +48,7 @@ public sealed class TimeTravelEvidence : IEvidenceCheck
         x.Cell.AddCapture(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
                                             shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" });
         if (shown is not null)
-        {
-            x.Cell.Metrics["time_travel"] = shown;
             return EvidenceResult.Hold(Key, $"time travel: {shown}", facts, "time travel walked back to it");
-        }
         if (hostCannot)
             return new EvidenceResult(Key, EvidenceStatus.Unavailable,
                 $"time travel unavailable on this host: {failure} ({where}); the verdict rests on the signature alone")

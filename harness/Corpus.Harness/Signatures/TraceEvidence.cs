@@ -113,10 +113,10 @@ public sealed class TraceEvidence : IEvidenceCheck
     public bool Applies(CaseSpec cs, Subject subject) => cs.Signature.Has(Key) && cs.Trace is { } t && t.Traces(subject.Name);
 
     public Task<EvidenceResult> CheckAsync(EvidenceContext x) => Task.FromResult(Check(x.Case.Signature.Get<TraceSpec>(Key)!, x.Cell.Trace,
-        x.Cell.Traces.LastOrDefault(), x.Case.Trace!, x.Outcome, x.Cell.CaptureErrorsNow(), x.Cell.Metrics));
+        x.Cell.Traces.LastOrDefault(), x.Case.Trace!, x.Outcome, x.Cell.CaptureErrorsNow()));
 
     public static EvidenceResult Check(TraceSpec spec, TraceModel? trace, TraceRecord? record, TraceCapture capture, Outcome outcome,
-                                       IReadOnlyList<string> captureErrors, IDictionary<string, object>? metrics = null)
+                                       IReadOnlyList<string> captureErrors)
     {
         const string key = "trace";
         if (trace is null)
@@ -144,7 +144,6 @@ public sealed class TraceEvidence : IEvidenceCheck
             figures.Add($"trace {pct} {s.Label}");
             if (s.Judged is "min") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "≥" : "<")} {s.Min * 100:0}%)"));
             else if (s.Judged is "cleanMax") parts.Add((s.Holds!.Value, $"{what} ({(s.Holds.Value ? "<" : "≥")} {s.CleanMax * 100:0}% allowed on a clean cell)"));
-            if (s.Share is { } sh) metrics?.TryAdd("trace_share", sh);
         }
         foreach (var s in sequences)
             parts.Add((s.Holds, s.Holds ? $"{s.Chains}× {string.Join(" then ", s.Events.Select(e => $"/{e}/"))} (first: {string.Join(" → ", s.Found)})"

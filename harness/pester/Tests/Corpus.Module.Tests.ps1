@@ -1,39 +1,39 @@
 #Requires -Modules @{ ModuleName = 'Pester'; RequiredVersion = '5.7.1' }
-# The Corpus module without running a cell: a finished run written into TestDrive in summary.json's shape, and the
+# The Corpus module without running a cell: a finished run written into TestDrive in its records' shape, and the
 # real `corpus list`. Run by make unit.
 
 BeforeAll {
     Import-Module (Join-Path $PSScriptRoot .. Corpus Corpus.psd1)
 
-    # A run of two cells; the bug cell's folder kept with a dump-facts file, the fix cell's deleted (as without --keep).
+    # A run of three cells, each with its facts.json: the bug cell's folder kept with a dump-facts file, the fix cell's
+    # runs deleted (as without --keep), and a pruned net8 cell whose captured threads are only in its facts.
     function New-Run([string] $Root) {
+        $facts = {
+            param($subject, $variant, $outcome, $captures, $kept, $family)
+            $dir = "artifacts/t1/filemapping-leak/csharp/$variant/$subject"
+            New-Item -ItemType Directory -Path (Join-Path $Root $dir) -Force | Out-Null
+            @{ schema = 2; cell = @{ repro = 'filemapping-leak'; case = 'csharp'; variant = $variant; subject = $subject }
+               outcome = $outcome; expected = $outcome; gate = 'pass'; detail = "detail of $variant"; keyFigures = @('held by fd 8 (512.0 MB)')
+               family = $family; evidence = @(@{ key = 'heap'; status = 'holds' }); runs = @(); captures = $captures; captureErrors = @()
+               runtime = "$subject /usr/bin/x"
+               artifacts = if ($kept) { @{ dir = $dir } } else { $null }
+               rerun = "make run REPRO=filemapping-leak CASE=csharp VARIANT=$variant SUBJECT=$subject KEEP=1" } |
+                ConvertTo-Json -Depth 8 | Set-Content -Path (Join-Path $Root "$dir/facts.json")
+            @{ repro = 'filemapping-leak'; case = 'csharp'; variant = $variant; subject = $subject; outcome = $outcome; facts = "$dir/facts.json" }
+        }
         $cellDir = 'artifacts/t1/filemapping-leak/csharp/bug/net10'
         New-Item -ItemType Directory -Path (Join-Path $Root "$cellDir/captures") -Force | Out-Null
         Set-Content -Path (Join-Path $Root "$cellDir/captures/snapshot-0.core") -Value 'core'
         @{ threads = @(@{ managedThreadId = 1; frames = @('System.Threading.Thread.Sleep(Int32)', 'Corpus.Repros.FileMappingLeak.Program.Run(System.String[])') }) } |
             ConvertTo-Json -Depth 5 | Set-Content -Path (Join-Path $Root "$cellDir/captures/snapshot-0.facts.json")
-        $cell = {
-            param($variant, $outcome, $captures)
-            @{ repro = 'filemapping-leak'; case = 'csharp'; variant = $variant; subject = 'net10'; outcome = $outcome
-               detail = "detail of $variant"; expected = $outcome; gate = 'pass'; metrics = @{ rss_mb = 30.2 }
-               runs = @(); captures = $captures; captureErrors = @()
-               artifacts = "artifacts/t1/filemapping-leak/csharp/$variant/net10"
-               rerun = "make run REPRO=filemapping-leak CASE=csharp VARIANT=$variant SUBJECT=net10 KEEP=1" }
-        }
-        $bugCapture = @{ backend = 'createdump'; run = 'run'; file = "$cellDir/captures/snapshot-0.core"; bytes = 4; threads = 1 }
-        # A pruned cell of a harness that writes facts.json: the capture file is gone, its threads are in the facts.
-        $net8Dir = 'artifacts/t1/filemapping-leak/csharp/bug/net8'
-        New-Item -ItemType Directory -Path (Join-Path $Root $net8Dir) -Force | Out-Null
-        $net8Capture = @{ backend = 'createdump'; run = 'run'; file = "$net8Dir/captures/snapshot-0.core"; bytes = 4
+        $bugCapture = @{ backend = 'createdump'; run = 'run'; file = "$cellDir/captures/snapshot-0.core"; bytes = 4
+                         threads = @(@{ thread = 'managed 1'; crashing = $false; frames = @('System.Threading.Thread.Sleep(Int32)', 'Corpus.Repros.FileMappingLeak.Program.Run(System.String[])') }) }
+        $net8Capture = @{ backend = 'createdump'; run = 'run'; file = 'artifacts/t1/filemapping-leak/csharp/bug/net8/captures/snapshot-0.core'; bytes = 4
                           threads = @(@{ thread = 'managed 1'; crashing = $false; frames = @('Corpus.Repros.FileMappingLeak.Program.Main(System.String[])') }) }
-        @{ schema = 1; cell = @{ repro = 'filemapping-leak'; case = 'csharp'; variant = 'bug'; subject = 'net8' }; outcome = 'reproduced'
-           family = @{ key = 'shmem'; facts = @{ heldObjects = 8 } }; evidence = @(@{ key = 'heap'; status = 'holds' })
-           keyFigures = @('held by fd 8 (512.0 MB)'); captures = @($net8Capture); artifacts = $null } |
-            ConvertTo-Json -Depth 8 | Set-Content -Path (Join-Path $Root "$net8Dir/facts.json")
-        $net8 = & $cell 'bug' 'reproduced' @($bugCapture)
-        $net8.subject = 'net8'; $net8.artifacts = $null; $net8.facts = "$net8Dir/facts.json"
-        @{ schema = 1; runId = 't1'; passed = $true; seconds = 1.0; inputErrors = @()
-           cells = @((& $cell 'bug' 'reproduced' @($bugCapture)), (& $cell 'fix' 'clean' @()), $net8) } |
+        $shmem = @{ key = 'shmem'; facts = @{ heldObjects = 8; rssMB = 30.2 } }
+        $cells = @((& $facts 'net10' 'bug' 'reproduced' @($bugCapture) $true $shmem), (& $facts 'net10' 'fix' 'clean' @() $false $shmem),
+                   (& $facts 'net8' 'bug' 'reproduced' @($net8Capture) $false $shmem))
+        @{ schema = 2; runId = 't1'; passed = $true; seconds = 1.0; inputErrors = @(); cells = $cells } |
             ConvertTo-Json -Depth 6 | Set-Content -Path (Join-Path $Root 'artifacts/t1/summary.json')
     }
 }
@@ -44,10 +44,20 @@ Describe 'Get-CorpusRun' -Tag 'CI' {
         $run = Get-CorpusRun t1 -Root $TestDrive
     }
 
-    It 'reads every cell with its metrics' {
+    It 'reads every cell from its facts.json' {
         $run.RunId | Should -Be 't1'
         $run.Cells.Count | Should -Be 3
-        $run.Cells[0].Metrics.rss_mb | Should -Be 30.2
+        $run.Cells[0].Family.facts.rssMB | Should -Be 30.2
+        $run.Cells[0].Runtime | Should -Be 'net10 /usr/bin/x'
+    }
+
+    It 'names the field when a cell''s facts.json is missing' {
+        $gone = Join-Path $TestDrive 'artifacts/t2'
+        New-Item -ItemType Directory -Path $gone -Force | Out-Null
+        @{ schema = 2; runId = 't2'; passed = $true; seconds = 1.0; inputErrors = @()
+           cells = @(@{ repro = 'r'; case = 'c'; variant = 'bug'; subject = 's'; facts = 'artifacts/t2/r/c/bug/s/facts.json' }) } |
+            ConvertTo-Json -Depth 4 | Set-Content -Path (Join-Path $gone 'summary.json')
+        { Get-CorpusRun t2 -Root $TestDrive } | Should -Throw -ExpectedMessage '*field ''cells`[0`].facts''*facts.json is missing'
     }
 
     It 'sorts a createdump capture into Dumps and its dump-facts file into StackSnapshots' {

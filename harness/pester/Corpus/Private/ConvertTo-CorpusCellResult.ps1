@@ -1,31 +1,29 @@
 function ConvertTo-CorpusCellResult {
-    # A cell of summary.json as a Corpus.CellResult: its facts.json read (schema 1: family, evidence, captures with
-    # their thread stacks and heap counts; it stays when a cell's runs and captures are pruned), paths made absolute,
-    # and the captures that are still on disk sorted into dumps, stack snapshots, traces and time-travel output.
+    # A cell of summary.json as a Corpus.CellResult, read from the one record of the cell, its facts.json (schema 2:
+    # outcome, gate, family and evidence facts, runs, captures with their thread stacks and heap counts, fixture,
+    # runtime; it stays when a cell's runs and captures are pruned). summary.json only lists the cells and names their
+    # facts.json. Paths are made absolute, and the captures still on disk sorted into dumps, stack snapshots, traces
+    # and time-travel output.
     param([Parameter(Mandatory)] $Json, [Parameter(Mandatory)] [string] $Root, [string] $RunId, [string] $RunDir,
           [string] $Source = 'summary.json', [int] $Index = 0)
-    foreach ($field in 'repro', 'case', 'variant', 'subject', 'outcome') {
+    foreach ($field in 'repro', 'case', 'variant', 'subject', 'facts') {
         if ($null -eq $Json.PSObject.Properties[$field]) { throw "${Source}: field 'cells[$Index].$field': missing" }
     }
     # The other fields are read leniently: a summary from an older or newer harness still reads.
     Set-StrictMode -Off
 
-    $artifactDir = $null
-    if ($Json.artifacts) { $artifactDir = Join-Path $Root $Json.artifacts }
-
-    $facts = $null
-    $factsFile = if ($Json.facts) { Join-Path $Root $Json.facts } elseif ($artifactDir) { Join-Path $artifactDir 'facts.json' }
-    if ($factsFile -and (Test-Path -LiteralPath $factsFile -PathType Leaf)) {
-        $facts = Get-Content -Raw -LiteralPath $factsFile | ConvertFrom-Json
-        if ($facts.schema -ne 1) { throw "${factsFile}: field 'schema': this module reads schema 1, found $($facts.schema)" }
-        # A pruned cell's folder keeps facts.json, cell.json and rerun.txt.
-        if (-not $artifactDir) { $artifactDir = Split-Path -Parent $factsFile }
+    $factsFile = Join-Path $Root $Json.facts
+    if (-not (Test-Path -LiteralPath $factsFile -PathType Leaf)) {
+        throw "${Source}: field 'cells[$Index].facts': $factsFile is missing"
     }
-    # Kept: the cell's runs and captures are on disk. summary.json's artifacts is null once they are pruned.
-    $kept = [bool] ($Json.artifacts -and (Test-Path -LiteralPath (Join-Path $Root $Json.artifacts) -PathType Container))
+    $facts = Get-Content -Raw -LiteralPath $factsFile | ConvertFrom-Json
+    if ($facts.schema -ne 2) { throw "${factsFile}: field 'schema': this module reads schema 2, found $($facts.schema)" }
+    # Kept: the cell's runs and captures are on disk; facts.json's artifacts is null once they are pruned, and the
+    # folder then keeps only facts.json and rerun.txt.
+    $kept = [bool] ($facts.artifacts -and (Test-Path -LiteralPath (Join-Path $Root $facts.artifacts.dir) -PathType Container))
+    $artifactDir = if ($facts.artifacts) { Join-Path $Root $facts.artifacts.dir } else { Split-Path -Parent $factsFile }
 
-    $listed = if ($facts) { $facts.captures } else { $Json.captures }
-    $captures = foreach ($c in @($listed)) {
+    $captures = foreach ($c in @($facts.captures)) {
         if ($null -eq $c) { continue }
         $path = Join-Path $Root $c.file
         $kind = switch -Regex ($c.backend) {
@@ -41,8 +39,7 @@ function ConvertTo-CorpusCellResult {
         if ($kind -eq 'stacks') { $stackFile = $path }
         elseif ($c.backend -eq 'createdump') { $stackFile = [regex]::Replace($path, '\.core$', '.facts.json') }
         elseif ($c.backend -eq 'winedbg') { $stackFile = [regex]::Replace($path, '\.mdmp$', '.threads.txt') }
-        # facts.json carries the threads with their frames; summary.json only their count.
-        $threads = if ($c.threads -is [array] -or $c.threads -is [pscustomobject]) { @($c.threads) } else { @() }
+        $threads = @($c.threads | Where-Object { $_ })
         [pscustomobject]@{
             PSTypeName = 'Corpus.Capture'
             Backend    = $c.backend
@@ -66,33 +63,34 @@ function ConvertTo-CorpusCellResult {
 
     $result = [pscustomobject]@{
         PSTypeName     = 'Corpus.CellResult'
-        Repro          = $Json.repro
-        Case           = $Json.case
-        Variant        = $Json.variant
-        Subject        = $Json.subject
-        Outcome        = $Json.outcome
-        Expected       = $Json.expected
-        ExpectedReason = $Json.expectedReason
-        Gate           = $Json.gate
-        GateMessage    = $Json.gateMessage
-        Detail         = $Json.detail
-        KeyFigures     = if ($facts) { @($facts.keyFigures) } else { @($Json.keyFigures | Where-Object { $_ }) }
-        Seconds        = $Json.seconds
-        Metrics        = $Json.metrics
-        Family         = if ($facts) { $facts.family } else { $null }
-        Evidence       = if ($facts) { @($facts.evidence) } else { @() }
+        Repro          = $facts.cell.repro
+        Case           = $facts.cell.case
+        Variant        = $facts.cell.variant
+        Subject        = $facts.cell.subject
+        Outcome        = $facts.outcome
+        Expected       = $facts.expected
+        ExpectedReason = $facts.expectedReason
+        Gate           = $facts.gate
+        GateMessage    = $facts.gateMessage
+        Detail         = $facts.detail
+        KeyFigures     = @($facts.keyFigures | Where-Object { $_ })
+        Seconds        = $facts.seconds
+        Runtime        = $facts.runtime
+        Fixture        = $facts.fixture
+        Family         = $facts.family
+        Evidence       = @($facts.evidence | Where-Object { $_ })
         Facts          = $facts
-        FactsFile      = if ($facts) { $factsFile } else { $null }
-        Runs           = @($Json.runs)
+        FactsFile      = $factsFile
+        Runs           = @($facts.runs | Where-Object { $_ })
         Captures       = $captures
-        CaptureErrors  = @($Json.captureErrors)
+        CaptureErrors  = @($facts.captureErrors | Where-Object { $_ })
         ArtifactDir    = $artifactDir
         ArtifactsKept  = $kept
         Dumps          = & $existing 'dump'
         StackSnapshots = $stackFiles
         Traces         = & $existing 'trace'
         TimeTravel     = & $existing 'time-travel'
-        Rerun          = $Json.rerun
+        Rerun          = $facts.rerun
         RunId          = $RunId
         RunDir         = $RunDir
     }

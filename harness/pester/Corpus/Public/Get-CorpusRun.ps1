@@ -1,12 +1,12 @@
 function Get-CorpusRun {
     <#
     .SYNOPSIS
-        Reads a finished run: its summary.json and, for each cell, its metrics, captures and kept facts.
+        Reads a finished run: its summary.json, and each cell's facts.json (family and evidence facts, runs, captures).
 
     .DESCRIPTION
-        Reads artifacts/<run-id>/summary.json, which holds every cell's outcome, detail, metrics and captures, also
-        for cells whose artifact folder was deleted (a run without --keep deletes the folders of cells that matched
-        expected/). Where a cell's folder was kept, its facts.json is read into Facts and its dumps, stack snapshots,
+        Reads artifacts/<run-id>/summary.json, which lists every cell and names its facts.json, and reads each cell
+        from its facts.json, which stays also for cells whose runs and captures were deleted (a run without --keep
+        deletes them for cells that matched expected/). Where a cell's folder was kept, its dumps, stack snapshots,
         traces and time-travel output are listed. Runs nothing.
 
     .PARAMETER Path
@@ -60,8 +60,8 @@ function Get-CorpusRun {
         throw "no finished run at '$Path': neither it, $Path/summary.json nor artifacts/$Path/summary.json under $rootDir exists"
     }
     $doc = Get-Content -Raw -LiteralPath $summary | ConvertFrom-Json
-    if ($doc.schema -ne 1) {
-        throw "${summary}: field 'schema': this module reads schema 1, found $($doc.schema)"
+    if ($doc.schema -ne 2) {
+        throw "${summary}: field 'schema': this module reads schema 2, found $($doc.schema)"
     }
     $runDir = Split-Path -Parent $summary
     # summary.json names files relative to the checkout that wrote it (artifacts/<id>/…): a run of another checkout

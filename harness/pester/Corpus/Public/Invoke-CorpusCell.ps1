@@ -41,12 +41,12 @@ function Invoke-CorpusCell {
         The corpus checkout. Defaults to the one this module is in, or $env:CORPUS_ROOT.
 
     .OUTPUTS
-        Corpus.CellResult: Repro, Case, Variant, Subject, Outcome, Expected, Gate, Detail, Metrics, Facts, Captures,
+        Corpus.CellResult: Repro, Case, Variant, Subject, Outcome, Expected, Gate, Detail, Family, Evidence, Fixture, Facts, Captures,
         ArtifactDir, Dumps, StackSnapshots, Traces, TimeTravel, Rerun, RunId, RunDir, ExitCode, Output.
 
     .EXAMPLE
         $cell = Invoke-CorpusCell -Repro filemapping-leak -Case csharp -Variant bug -Subject net10
-        $cell.Metrics.shmem_delta_mb
+        $cell.Family.facts.shmemDeltaMB
         $cell | Should -Reproduce
 
     .EXAMPLE
