@@ -25,7 +25,7 @@ public class ComplexitySweepTests
         new("sweep", "sweep", ["{n}"], [], new Budget(60, 1024),
             Signature.Of("complexity", new ComplexitySpec("t", [50_000, 100_000, 200_000, 400_000], 1.7, 1.3, 0.8, repeatUnderSec),
                          new ProcessPattern(ExitForm.Zero, [], null)),
-            null, new Dictionary<string, string>(), [], []);
+            new Dictionary<string, string>(), [], []);
 
     private static async Task<(CellResult Cell, ScriptedRuns Runs)> Sweep(double repeatUnderSec, Func<long, int, double> time)
     {

@@ -203,7 +203,8 @@ public class HangRunTests
 
     private static CaseSpec Case(IReadOnlyDictionary<string, string> env) =>
         new("csharp", "", [], [], new Budget(60, 1024),
-            Signature.Of("hang", new HangSpec("SetFocus", 3, 20000, 0.25, 1, 200, [], Knob)), Timed, env, [], []);
+            Signature.Of("hang", new HangSpec("SetFocus", 3, 20000, 0.25, 1, 200, [], Knob)), env, [], [])
+        { Captures = new Capture.CaptureSpecs(new Dictionary<string, object> { ["timed"] = Timed }) };
 
     private static async Task<(Verdict, HangRuns)> Run(double blockMs, Dictionary<string, string>? caseEnv = null, Dictionary<string, string>? runEnv = null)
     {

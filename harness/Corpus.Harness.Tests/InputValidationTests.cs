@@ -240,6 +240,16 @@ public sealed class InputValidationTests : IDisposable
         AssertField(Make(caseExtra: "\"program\": \"roslyn\","), "cases[0].program",
                     "the compiler runner (roslyn) runs on roslyn:VERSION, not on mono, which runs the .NET/Mono program (main)");
 
+    /// <summary>A trace analyser is one bug's reading: only a registered one, named by the case, runs.</summary>
+    [Fact]
+    public void ATraceAnalyserMustBeRegistered()
+    {
+        AssertField(Make(capture: "{ \"trace\": { \"kind\": \"cpu\", \"analysers\": [\"mapping-leak\", \"no-such\"] } }"),
+                    "cases[0].capture.trace.analysers[1]", "'no-such' is no registered trace analyser (mapping-leak, setparent-attach)");
+        Assert.Equal(["mapping-leak"], Manifest.Load(Write("analyser", Make(capture: "{ \"trace\": { \"kind\": \"cpu\", \"analysers\": [\"mapping-leak\"] } }")))
+                                         .Cases[0].Trace!.Analysers);
+    }
+
     [Fact]
     public void AHeapSnapshotNeedsASubjectWithHeapFacts()
     {
@@ -258,7 +268,8 @@ public sealed class InputValidationTests : IDisposable
         Assert.Equal("display", SubjectKinds.Default.Validate(cs with { Display = true }, "net10")?.Field);
         Assert.Null(SubjectKinds.Default.Validate(cs with { Display = true }, "wine-net8"));
         Assert.Equal("fixture", SubjectKinds.Default.Validate(cs with { Fixture = new FixtureSpec(["a.reg"]) }, "net10")?.Field);
-        var native = cs with { Program = "cmake:t", TimeTravel = new TimeTravelCapture("s.py", "x", ["linux", "linux-asan"]) };
+        var native = cs with { Program = "cmake:t", Captures = new Capture.CaptureSpecs(new Dictionary<string, object>
+            { ["timeTravel"] = new TimeTravelCapture("s.py", "x", ["linux", "linux-asan"]) }) };
         Assert.Null(SubjectKinds.Default.Validate(native, "linux"));
         Assert.Equal("subject 'linux-asan' cannot record a run for time travel; subjects that can: linux",
                      SubjectKinds.Default.Validate(native, "linux-asan")?.Reason);

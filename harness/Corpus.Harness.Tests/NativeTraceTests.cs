@@ -135,7 +135,8 @@ public class NativeTraceTests
             foreach (var (variant, held) in new[] { ("bug", 3), ("fix", 0) })
             {
                 var backend = new PerfTrace();
-                var run = new TraceRun(spec, Path.Combine(dir, variant), Path.Combine(dir, variant, "tmp"), "trace", ToolRunner.Instance, dir);
+                var run = new TraceRun(spec, Path.Combine(dir, variant), Path.Combine(dir, variant, "tmp"), "trace", ToolRunner.Instance, dir)
+                          { Analysers = [new MappingLeakAnalyser()] };
                 Directory.CreateDirectory(run.Tmp);
                 var launch = backend.Wrap(new Launch(exe, [variant], new Dictionary<string, string>()), run);
                 var markers = new Dictionary<string, double>();
@@ -357,7 +358,8 @@ public class NativeTraceTests
     public void WineModelCarriesTheOrderTheEvidenceAsksFor()
     {
         var model = NativeTraceModel.FromWine(TraceCapture.Api, WineDebugTrace.Parse(WinTrace, origin: 23076),
-                                              new Dictionary<string, double> { ["REPRO-REACHED ui-call t_ms=525.3 call=SetFocus"] = 0.628 }, ["/r/winedebug.log"]);
+                                              new Dictionary<string, double> { ["REPRO-REACHED ui-call t_ms=525.3 call=SetFocus"] = 0.628 }, ["/r/winedebug.log"],
+                                              [new SetParentAttachAnalyser()]);
         Assert.Contains(model.Events, e => e.Text == "NtUserSetParent channel=win args=(0x1005e 0x10048)" && e.Thread == "00d8:0118");
         var seq = TraceEvidence.Sequence(new TraceSequenceSpec(["^CrossThreadSetParent ", "^marker line=REPRO-REACHED ui-call", "^InputQueueShared thread=00dc "], 1), model);
         Assert.True(seq.Holds, string.Join(" | ", seq.Found));

@@ -26,7 +26,7 @@ public sealed class RaceLimitTests
             {
                 ["process"] = new ProcessPattern(ExitForm.Sigabrt, [], null),
                 ["statistics"] = new StatisticsSpec(0.05, 1000, 150),
-            }, ProcessPattern.DefaultClean), null, new Dictionary<string, string>(), [], []);
+            }, ProcessPattern.DefaultClean), new Dictionary<string, string>(), [], []);
 
     private static async Task<Verdict> Run(int? force)
     {

@@ -121,6 +121,23 @@ public sealed class RoslynSignatureTests : IDisposable
         Assert.Equal(EvidenceStatus.Broken, Stacks("writeup", cell).Status);
     }
 
+    /// <summary>
+    /// A lab run's roslyn:4.8.0 dumps (2026-11-26): ClrMD unwound none of the threads, the parsing thread a lone
+    /// "[Managed] 0x0". Such a snapshot shows nothing about where the parser was: an error naming it, not a wrong-failure.
+    /// </summary>
+    [Fact]
+    public void ASnapshotWhoseStacksCouldNotBeWalkedIsAnErrorNotAWrongFailure()
+    {
+        var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "writeup", "bug", "roslyn:2.6.0"), Rerun = "" };
+        for (var i = 0; i < 2; i++)
+            cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, $"snapshot-{i}.core"), 300L << 20, 1.5, 8.7,
+                [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])], null));
+        var found = Stacks("writeup", cell);
+        Assert.Equal(EvidenceStatus.Broken, found.Status);
+        Assert.Contains("no stack snapshot carried a stack that could be walked (2 with threads, none with a named frame)", found.Detail);
+        Assert.Equal(Outcome.Error, CellRunner.Compose(new Verdict(Outcome.Reproduced, "hung"), [found]).Item1);
+    }
+
     [Fact]
     public void TheBuggyCompilersAreDefaultSubjectsWithAReproducedExpectation()
     {

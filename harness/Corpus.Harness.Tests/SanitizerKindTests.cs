@@ -38,7 +38,7 @@ public sealed class SanitizerKindTests : IDisposable
         var s = kind.Resolve("linux-tsan", null, _root);
         Assert.Null(s.Unavailable);
         var cs = new CaseSpec("main", "", [], [], Manifest.DefaultBudget, Signature.Of("process", ProcessPattern.DefaultClean),
-                              null, new Dictionary<string, string>(), ["linux-tsan"], ["linux"], "cmake:prog");
+                              new Dictionary<string, string>(), ["linux-tsan"], ["linux"], "cmake:prog");
         var recipe = Assert.IsType<CmakeBuild>(kind.Recipe(s, null!, cs));
         Assert.Equal("cmake-thread", recipe.Flavor);
         var launch = kind.Launch(s, "/p", ["a"], new LaunchOptions(new Dictionary<string, string> { ["TSAN_OPTIONS"] = "halt_on_error=0" }, false));

@@ -72,6 +72,9 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
                                           IReadOnlyList<string> Channels, IReadOnlyList<string> Events,
                                           IReadOnlyList<string> Syscalls, int? TimeoutSec)
 {
+    /// <summary>The registered trace analysers this case switches on (<see cref="Capture.Traces.ITraceAnalyser"/>).</summary>
+    public IReadOnlyList<string> Analysers { get; init; } = [];
+
     public const string Cpu = "cpu", Alloc = "alloc", Faults = "faults", Api = "api";
     public static readonly IReadOnlyDictionary<string, string> Kinds =
         new Dictionary<string, string> { [Cpu] = Cpu, [Alloc] = Alloc, [Faults] = Faults, [Api] = Api };
@@ -85,7 +88,7 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
 
     public static TraceCapture Read(Fields f)
     {
-        f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec");
+        f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec", "analysers");
         // "largest-finished": the largest size of the sweep whose run finished (exit 0), decided by the cell's own runs:
         // a compiler that hangs at 16 levels is traced at 14, one that hangs at 20 at 18.
         var largest = f.IsString("size");
@@ -98,7 +101,8 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
                                     f.Strings("channels", required: false, nonEmpty: false),
                                     f.Strings("events", required: false, nonEmpty: false),
                                     f.Strings("syscalls", required: false, nonEmpty: false),
-                                    f.IntOr("timeoutSec", null, min: 1, max: 86400)) { SizeIsLargestFinished = largest };
+                                    f.IntOr("timeoutSec", null, min: 1, max: 86400))
+                   { SizeIsLargestFinished = largest, Analysers = f.Strings("analysers", required: false, nonEmpty: false) };
         // They end up on a command line (WINEDEBUG=…, perf -e …): plain names only.
         for (var i = 0; i < spec.Channels.Count; i++)
             if (!Channel().IsMatch(spec.Channels[i]))

@@ -54,13 +54,17 @@ public sealed record Signature(string Family, IReadOnlyDictionary<string, object
 /// <param name="Program">"main" (the .NET/Mono build), "cmake:TARGET" (a native program) or "roslyn" (the compiler runner).</param>
 /// <param name="Display">The program makes windows: a subject with a display gives each run one (Wine: Xvfb).</param>
 public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Args, IReadOnlyList<string> Tags,
-                              Budget Budget, Signature Signature, TimedCapture? Timed,
+                              Budget Budget, Signature Signature,
                               IReadOnlyDictionary<string, string> Env, IReadOnlyList<string> Subjects,
-                              IReadOnlyList<string> Platforms, string Program = "main", CrashCapture? Crash = null,
-                              TimeTravelCapture? TimeTravel = null, FixtureSpec? Fixture = null, bool Display = false)
+                              IReadOnlyList<string> Platforms, string Program = "main", FixtureSpec? Fixture = null, bool Display = false)
 {
-    /// <summary>The case's trace capture (capture.trace), or null.</summary>
-    public TraceCapture? Trace { get; init; }
+    /// <summary>The case's capture blocks, each read by its registered kind (<see cref="Capture.ICaptureKind"/>).</summary>
+    public Capture.CaptureSpecs Captures { get; init; } = Capture.CaptureSpecs.None;
+
+    public TimedCapture? Timed => Captures.Get<TimedCapture>("timed");
+    public CrashCapture? Crash => Captures.Get<CrashCapture>("crash");
+    public TimeTravelCapture? TimeTravel => Captures.Get<TimeTravelCapture>("timeTravel");
+    public TraceCapture? Trace => Captures.Get<TraceCapture>("trace");
 
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 
@@ -105,34 +109,28 @@ public sealed partial record Manifest(
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
                         "fixture", "display");
             var capture = c.ObjectOr("capture");
-            capture?.AllowOnly("timed", "crash", "timeTravel", "trace");
+            capture?.AllowOnly([.. families.Captures.Select(k => k.Key)]);
+            var captures = new Dictionary<string, object>();
+            foreach (var kind in families.Captures)
+                if (capture?.ObjectOr(kind.Key) is { } block) captures[kind.Key] = kind.ReadSpec(block, dir);
             var caseEnv = new Dictionary<string, string>(env);
             foreach (var kv in ReadEnv(c)) caseEnv[kv.Key] = kv.Value;
             var spec = new CaseSpec(c.Name("id"), c.StringOr("title", "")!, c.Strings("args"),
                                     c.NameList("tags", required: false, nonEmpty: false),
                                     Budget.Read(c.ObjectOr("budget"), budget), Signature.Read(c.Object("signature"), families),
-                                    capture?.ObjectOr("timed") is { } t ? TimedCapture.Read(t) : null, caseEnv,
-                                    ReadSubjects(c, required: false, kinds) is { Count: > 0 } cs ? cs : subjects,
+                                    caseEnv, ReadSubjects(c, required: false, kinds) is { Count: > 0 } cs ? cs : subjects,
                                     ReadPlatforms(c) is { Count: > 0 } cp ? cp : platforms,
                                     c.StringOr("program", "main")!,
-                                    capture?.ObjectOr("crash") is { } cr ? CrashCapture.Read(cr) : null,
-                                    capture?.ObjectOr("timeTravel") is { } tt ? TimeTravelCapture.Read(tt, dir) : null,
                                     c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null,
                                     c.BoolOr("display", false))
-                       { Trace = capture?.ObjectOr("trace") is { } tr ? TraceCapture.Read(tr) : null };
-            if (spec.Trace is { } trace) CheckTrace(c, spec, trace, families.For(spec.Signature), kinds);
-            if (spec.TimeTravel?.Subjects.FirstOrDefault(x => !spec.Subjects.Contains(x)) is { } notHere)
-                throw c.Error($"'{notHere}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", "capture.timeTravel.subjects");
-            if (spec.TimeTravel is not null && spec.CmakeTarget is null)
-                throw c.Error("time travel records a native program: the case needs 'program': 'cmake:TARGET'", "capture.timeTravel");
+                       { Captures = new Capture.CaptureSpecs(captures) };
+            var asked = new Capture.CaptureCheck(kinds, families.For(spec.Signature), families);
+            foreach (var kind in families.Captures.Where(k => spec.Captures.Has(k.Key))) kind.Validate(spec, c, asked);
             if (ProgramTypes.Of(spec.Program) is null)
                 throw c.Error($"'{spec.Program}' is not {ProgramTypes.Written}", "program");
             // Every subject of the case must be able to run it (its program, display, fixture, time travel).
             foreach (var s in spec.Subjects)
                 if (kinds.Validate(spec, s) is { } unrunnable) throw c.Error(unrunnable.Reason, unrunnable.Field);
-            if (spec.Timed is { Heap: true } && !spec.Subjects.Any(s => kinds.Capabilities(s).HasFlag(SubjectCapabilities.HeapFacts)))
-                throw c.Error($"none of the case's subjects ({string.Join(", ", spec.Subjects)}) gives heap statistics "
-                              + $"(subjects that do: {kinds.Having(SubjectCapabilities.HeapFacts)})", "capture.timed.heap");
             if (spec.CmakeTarget is not null && buildSpec.CmakeDir is null)
                 throw c.Error("a cmake program needs 'build.cmake'", "program");
             if (spec.CmakeTarget is { } target && !targets.Contains(target))
@@ -154,28 +152,11 @@ public sealed partial record Manifest(
                             variants, buildSpec, cases);
     }
 
-    /// <summary>The trace's subjects are the case's, each has a backend for its kind, and a sweep names the traced size.</summary>
-    private static void CheckTrace(Fields c, CaseSpec spec, TraceCapture trace, ISignatureFamily family, SubjectKinds kinds)
-    {
-        for (var i = 0; i < trace.Subjects.Count; i++)
-            if (!spec.Subjects.Contains(trace.Subjects[i]))
-                throw c.Error($"'{trace.Subjects[i]}' is not one of the case's subjects ({string.Join(", ", spec.Subjects)})", $"capture.trace.subjects[{i}]");
-        foreach (var s in spec.Subjects.Where(trace.Traces))
-            if (kinds.Owner(s)?.TraceUnsupported(s, trace) is { } why)
-                throw c.Error($"{s} cannot be traced this way: {why} (list the subjects to trace in 'capture.trace.subjects')", "capture.trace.kind");
-        if (family.SweepsSizes && trace.Size is null && !trace.SizeIsLargestFinished)
-            throw c.Error($"a '{family.Key}' case sweeps sizes: name the size of the traced run", "capture.trace.size");
-        if (!family.SweepsSizes && (trace.Size is not null || trace.SizeIsLargestFinished))
-            throw c.Error($"'{{n}}' is replaced only in a sweep over sizes; this case's '{family.Key}' signature runs none", "capture.trace.size");
-    }
-
     /// <summary>Waits inside one run must fit its timeout, or the check they feed can never happen.</summary>
     private static void CheckTimes(Fields c, CaseSpec spec)
     {
         var timeout = spec.Budget.TimeoutSec;
         string Within(string what) => $"{what} must be shorter than the run's budget.timeoutSec ({timeout} s)";
-        if (spec.Timed is { } t && t.DelaySec >= timeout)
-            throw c.Error(Within($"a capture {t.DelaySec} s after the marker"), "capture.timed.delaySec");
         if (spec.Signature.Clean.MaxSeconds is { } cm && cm >= timeout)
             throw c.Error(Within($"maxSeconds {cm}"), "signature.clean.maxSeconds");
     }

@@ -138,7 +138,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         using var isolation = kind.Isolate(subject, dir);
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
                                                                                HoldsStill: family.HoldsStill));
-        var runs = new RunLauncher(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir);
+        var runs = new RunLauncher(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir, _families.Analysers);
         var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
         Verdict verdict;
         string? unrestored = null;
@@ -168,16 +168,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             return;
         }
         if (verdict.Outcome is not (Outcome.Reproduced or Outcome.Clean)) return;
-        // The trace capture: one more run, after the verdict, so no measured run is slowed by the tool.
-        if (cs.Trace is { } trace && trace.Traces(subject.Name))
-        {
-            var n = trace.Size;
-            if (trace.SizeIsLargestFinished)
-                n = cell.Runs.Where(r => !r.CaptureOnly && r.N is not null && r.ExitedZero).Select(r => r.N).Max();
-            if (trace.SizeIsLargestFinished && n is null)
-                cell.AddCaptureError("trace: no size of the sweep finished, so none could be traced ('capture.trace.size': 'largest-finished')");
-            else await runs.TraceAsync(trace, n);
-        }
+        // Captures that are runs of their own (the trace) come after the verdict, so no measured run is slowed by a tool.
+        foreach (var capture in _families.Captures.Where(k => cs.Captures.Has(k.Key)))
+            await capture.AfterVerdictAsync(new CaptureAfter(cs, subject, cell, runs, verdict.Outcome));
         var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome };
         // A clean cell meets only the checks that judge clean cells too (a trace's bound on a fixed subject).
         foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject) && (verdict.Outcome == Outcome.Reproduced || e.OnClean)))

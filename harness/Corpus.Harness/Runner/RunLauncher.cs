@@ -31,13 +31,14 @@ public sealed class RunLauncher : IRunLauncher
     private readonly TimeTravelRun _timeTravel;
 
     public RunLauncher(RunOptions options, IToolRunner tools, Manifest manifest, CaseSpec cs, string variant, Subject subject,
-                       string program, CellIsolation isolation, ICaptureBackend backend, CellResult cell, string dir)
+                       string program, CellIsolation isolation, ICaptureBackend backend, CellResult cell, string dir,
+                       IReadOnlyList<ITraceAnalyser>? analysers = null)
     {
         (_options, _program, _isolation, _cell) = (options, program, isolation, cell);
         (Manifest, Case, Variant, Subject, Dir) = (manifest, cs, variant, subject, dir);
         _platform = IRunPlatform.For(options.Root, tools, cs, subject, program, cell);
         _timed = new TimedCaptures(cell, backend, tools, dir);
-        _traced = new TracedRun(this, tools, options.Root, cell);
+        _traced = new TracedRun(this, tools, options.Root, cell, analysers ?? []);
         _timeTravel = new TimeTravelRun(this, options.Root, cell);
     }
 

@@ -34,7 +34,8 @@ public sealed class StacksEvidence : IEvidenceCheck
         var re = new Regex(spec.Frame);
         var captures = cell.CapturesNow();
         var hits = captures.SelectMany(c => c.Threads.Select(t => (c, t))).Where(h => h.t.Frames.Any(f => re.IsMatch(f))).ToList();
-        var withStacks = captures.Count(c => c.Threads.Count > 0);
+        // A snapshot whose threads could not be unwound (ClrMD's lone "[Managed] 0x0") carries no stack to judge.
+        var withStacks = captures.Count(c => c.Threads.Any(Walked));
         var hitSnapshots = hits.Select(h => h.c).Distinct().Count();
         var figure = $"stacks {hitSnapshots}/{withStacks} snapshots";
         if (hits.Count > 0)
@@ -49,9 +50,14 @@ public sealed class StacksEvidence : IEvidenceCheck
         if (withStacks == 0)
             return Task.FromResult(EvidenceResult.Broken(Key, captures.Count == 0
                 ? $"no stack snapshot was taken ({string.Join("; ", cell.CaptureErrorsNow())})"
-                : $"no stack snapshot carried stacks ({string.Join("; ", cell.CaptureErrorsNow())})", facts, figure));
+                : $"no stack snapshot carried a stack that could be walked ({captures.Count(c => c.Threads.Count > 0)} with threads, "
+                  + $"none with a named frame){(cell.CaptureErrorsNow() is { Count: > 0 } errors ? $"; {string.Join("; ", errors)}" : "")}", facts, figure));
         return Task.FromResult(EvidenceResult.Fail(Key, $"no snapshot shows /{spec.Frame}/", facts, figure));
     }
+
+    /// <summary>A thread with at least one named frame: the unwinder got somewhere.</summary>
+    internal static bool Walked(ThreadStack t) =>
+        t.Frames.Any(f => !f.StartsWith("[Managed] 0x", StringComparison.Ordinal) && !f.StartsWith("[Runtime] ", StringComparison.Ordinal));
 }
 
 /// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>

@@ -1,4 +1,5 @@
 using Corpus.Harness.Capture;
+using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Containment;
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
@@ -61,10 +62,18 @@ public sealed class SignatureFamilies
 {
     public static readonly SignatureFamilies Default = new(
         [new ProcessFamily(), new StatisticsFamily(), new ComplexityFamily(), new ShmemFamily(), new FixtureFamily(), new HangFamily()],
-        [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TraceEvidence(), new TimeTravelEvidence()]);
+        [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TraceEvidence(), new TimeTravelEvidence()])
+        {
+            Captures = [new TimedCaptureKind(), new CrashCaptureKind(), new TimeTravelCaptureKind(), new TraceCaptureKind()],
+            Analysers = [new MappingLeakAnalyser(), new SetParentAttachAnalyser()],
+        };
 
     public IReadOnlyList<ISignatureFamily> Families { get; }
     public IReadOnlyList<IEvidenceCheck> Evidence { get; }
+    /// <summary>The trace analysers a case may switch on by key (capture.trace.analysers).</summary>
+    public IReadOnlyList<ITraceAnalyser> Analysers { get; private init; } = [];
+    /// <summary>The blocks a case's `capture` may hold, each read by its kind.</summary>
+    public IReadOnlyList<ICaptureKind> Captures { get; private init; } = [];
 
     public SignatureFamilies(IReadOnlyList<ISignatureFamily> families, IReadOnlyList<IEvidenceCheck> evidence)
     {
@@ -76,8 +85,16 @@ public sealed class SignatureFamilies
         (Families, Evidence) = (families, evidence);
     }
 
-    public SignatureFamilies With(ISignatureFamily family) => new([.. Families, family], Evidence);
-    public SignatureFamilies With(IEvidenceCheck check) => new(Families, [.. Evidence, check]);
+    public SignatureFamilies With(ISignatureFamily family) => new([.. Families, family], Evidence) { Analysers = Analysers, Captures = Captures };
+    public SignatureFamilies With(IEvidenceCheck check) => new(Families, [.. Evidence, check]) { Analysers = Analysers, Captures = Captures };
+
+    public SignatureFamilies With(ITraceAnalyser analyser) =>
+        Analysers.Any(a => a.Key == analyser.Key) ? throw new ArgumentException($"two trace analysers are named '{analyser.Key}'")
+            : new(Families, Evidence) { Analysers = [.. Analysers, analyser], Captures = Captures };
+
+    public SignatureFamilies With(ICaptureKind capture) =>
+        Captures.Any(k => k.Key == capture.Key) ? throw new ArgumentException($"two capture blocks are named '{capture.Key}'")
+            : new(Families, Evidence) { Analysers = Analysers, Captures = [.. Captures, capture] };
 
     /// <summary>The keys a signature may hold, for the manifest reader's unknown-field check.</summary>
     public IEnumerable<string> SignatureKeys =>

@@ -17,6 +17,9 @@ public sealed record TraceRun(TraceCapture Spec, string Dir, string Tmp, string 
     /// <summary>Set for ReadAsync: each REPRO-REACHED line of the traced run and when it first appeared (seconds since the
     /// run's start), so a backend can place the program's markers among its events (a leak judged at its marker).</summary>
     public IReadOnlyDictionary<string, double> Markers { get; init; } = new Dictionary<string, double>();
+
+    /// <summary>The readings the case switched on (capture.trace.analysers), for the native backends.</summary>
+    public IReadOnlyList<ITraceAnalyser> Analysers { get; init; } = [];
 }
 
 /// <summary>

@@ -25,16 +25,15 @@ public enum NativeTraceKind { Cpu, Alloc, Faults, Api }
 
 /// <summary>
 /// The native backends' traces in the common model: samples root first, one event per syscall or Wine call (a syscall's
-/// exit folded into its enter as ret=), the run's markers as events named "marker", and the readings of the two bugs
-/// these backends were built for as events of their own, so the trace evidence's counts and sequences can name them:
-/// "unmapped-open" (a shared view unmapped while its descriptor stays open at a marker) and "CrossThreadSetParent" then
-/// "InputQueueShared" (Wine's +win channel).
+/// exit folded into its enter as ret=), the run's markers as events named "marker", and the events of the analysers the
+/// case switched on (<see cref="ITraceAnalyser"/>).
 /// </summary>
 public static class NativeTraceModel
 {
     private static readonly HashSet<string> DecimalFields = ["fd", "len", "count", "size", "ret"];
 
-    public static TraceModel FromPerf(string kind, NativeTraceData raw, IReadOnlyDictionary<string, double> markers, IReadOnlyList<string> files)
+    public static TraceModel FromPerf(string kind, NativeTraceData raw, IReadOnlyDictionary<string, double> markers, IReadOnlyList<string> files,
+                                      IReadOnlyList<ITraceAnalyser>? analysers = null)
     {
         var samples = raw.Samples.Select(s => new TraceSample(s.Frames.Count == 0 ? [$"[{s.Event}]"] : s.Frames.Reverse().ToList())
                                          { Thread = $"{s.Pid}/{s.Tid}", Time = Math.Round(s.Seconds, 6) }).ToList();
@@ -57,29 +56,19 @@ public static class NativeTraceModel
             else events.Add(Event(e, e.Name, e.Fields));
         }
         events.AddRange(Markers(markers));
-        events.AddRange(MappingLeakEvents(raw, markers));
+        foreach (var a in analysers ?? []) events.AddRange(a.Events(raw, markers));
         return new TraceModel(kind, "samples", samples, events) { Files = files, Note = Note(raw) };
     }
 
-    public static TraceModel FromWine(string kind, NativeTraceData raw, IReadOnlyDictionary<string, double> markers, IReadOnlyList<string> files)
+    public static TraceModel FromWine(string kind, NativeTraceData raw, IReadOnlyDictionary<string, double> markers, IReadOnlyList<string> files,
+                                      IReadOnlyList<ITraceAnalyser>? analysers = null)
     {
         var events = raw.Events.Select(e => new TraceEvent(Math.Round(e.Seconds, 3), e.Name,
                                                            new Dictionary<string, string> { ["channel"] = e.Fields.GetValueOrDefault("channel", ""), ["args"] = e.Text })
                                             { Thread = Tid(e.Pid, e.Tid) }).ToList();
         events.AddRange(Markers(markers));
-        var facts = SetParentAttachTrace.Find(raw);
-        foreach (var sp in facts.CrossThread)
-            events.Add(new TraceEvent(Math.Round(sp.At, 3), "CrossThreadSetParent", new Dictionary<string, string>
-                { ["child"] = sp.Child, ["parent"] = sp.Parent, ["thread"] = Hex(sp.Thread), ["parentThread"] = Hex(sp.ParentThread) })
-                { Thread = Tid(sp.Pid, sp.Thread) });
-        if (facts.Attach is { } a)
-        {
-            var fields = new Dictionary<string, string>
-                { ["thread"] = Hex(a.Thread), ["focus"] = a.Focus, ["previous"] = a.Previous, ["otherThread"] = Hex(a.OtherThread) };
-            if (facts.UiBlockMs is { } ms) fields["silentMs"] = ms.ToString("0.#", System.Globalization.CultureInfo.InvariantCulture);
-            events.Add(new TraceEvent(Math.Round(a.At, 3), "InputQueueShared", fields) { Thread = Hex(a.Thread) });
-        }
-        var note = $"{raw.Events.Count} Wine debug lines, {facts.Windows} windows created";
+        foreach (var a in analysers ?? []) events.AddRange(a.Events(raw, markers));
+        var note = string.Join(", ", new[] { $"{raw.Events.Count} Wine debug lines" }.Concat((analysers ?? []).Select(a => a.Note(raw)).OfType<string>()));
         return new TraceModel(kind, "samples", [], events) { Files = files, Note = note };
     }
 
@@ -107,21 +96,6 @@ public static class NativeTraceModel
     /// <summary>The marker's name: "REPRO-REACHED leaked count=8 …" → "leaked".</summary>
     public static string MarkerName(string line) => line.Split(' ', StringSplitOptions.RemoveEmptyEntries) is [_, var name, ..] ? name : line;
 
-    /// <summary>At each marker, and at the trace's end, every shared view unmapped by then whose descriptor is still open.</summary>
-    private static IEnumerable<TraceEvent> MappingLeakEvents(NativeTraceData raw, IReadOnlyDictionary<string, double> markers)
-    {
-        if (!raw.Events.Any(e => e.Name == "sys_enter_munmap")) yield break;
-        var end = raw.Events.Count == 0 ? 0 : raw.Events.Max(e => e.Seconds);
-        foreach (var (at, name) in markers.Select(m => (m.Value, MarkerName(m.Key))).Append((end, "end")))
-        foreach (var v in MappingLeakTrace.Find(raw, at).NotClosed.Where(v => v.UnmappedAt <= at))
-            yield return new TraceEvent(Math.Round(at, 6), "unmapped-open", new Dictionary<string, string>
-            {
-                ["at"] = name, ["fd"] = v.Fd.ToString(System.Globalization.CultureInfo.InvariantCulture),
-                ["bytes"] = v.Bytes.ToString(System.Globalization.CultureInfo.InvariantCulture), ["created"] = v.Created,
-                ["unmapped"] = v.UnmappedAt.ToString("0.000", System.Globalization.CultureInfo.InvariantCulture) + "s",
-                ["by"] = v.UnmapFrames.FirstOrDefault(f => !f.Contains("munmap", StringComparison.Ordinal)) ?? "",
-            }) { Thread = v.Pid.ToString(System.Globalization.CultureInfo.InvariantCulture) };
-    }
 
     private static string Note(NativeTraceData raw) =>
         $"perf: {raw.Samples.Count} samples, {raw.Events.Count} tracepoint records";

@@ -126,7 +126,7 @@ public sealed partial class PerfTrace : ITraceBackend
     }
 
     /// <summary>perf script over the run's perf.data (kept as perf.script.txt), then the common model: syscalls as events
-    /// with their return value, samples root first, the run's markers as events, and the mapping-leak reading.</summary>
+    /// with their return value, samples root first, the run's markers as events, and the case's analysers' readings.</summary>
     public Task<TraceModel> ReadAsync(TraceRun run, RunResult result, CancellationToken cancel)
     {
         var data = run.File("perf.data");
@@ -134,7 +134,7 @@ public sealed partial class PerfTrace : ITraceBackend
         NativeTraceData raw;
         try { raw = Read(run.Tools, data, run.File("perf.script.txt"), result.StartedMonotonic > 0 ? result.StartedMonotonic : _origin); }
         catch (InvalidOperationException e) { throw new TraceException(e.Message); }
-        return Task.FromResult(NativeTraceModel.FromPerf(run.Spec.Kind, raw, run.Markers, [data, run.File("perf.script.txt")]));
+        return Task.FromResult(NativeTraceModel.FromPerf(run.Spec.Kind, raw, run.Markers, [data, run.File("perf.script.txt")], run.Analysers));
     }
 
     /// <summary>`perf record -q -k CLOCK_MONOTONIC [-m BUFFER] -o FILE EVENTS -- program args`.</summary>

@@ -40,7 +40,7 @@ public sealed partial class WineDebugTrace : ITraceBackend
         if (!File.Exists(log)) throw new TraceException($"Wine wrote no {log} ({result.Status}): did harness/wine/run.sh take {LogVariable}?");
         var raw = Read(log, result.StartedMonotonic > 0 ? result.StartedMonotonic - RawOffset() : _origin);
         if (raw.Events.Count == 0) throw new TraceException($"{log} holds no Wine debug line ({result.Status})");
-        return Task.FromResult(NativeTraceModel.FromWine(run.Spec.Kind, raw, run.Markers, [log]));
+        return Task.FromResult(NativeTraceModel.FromWine(run.Spec.Kind, raw, run.Markers, [log], run.Analysers));
     }
 
     /// <summary>

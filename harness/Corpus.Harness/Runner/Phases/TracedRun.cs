@@ -14,7 +14,7 @@ namespace Corpus.Harness.Runner.Phases;
 /// cell's records; its cost against the fastest untraced run of the cell at the same n. A trace that could not be
 /// taken is a capture error and a record with the reason.
 /// </summary>
-public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, CellResult cell)
+public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, CellResult cell, IReadOnlyList<ITraceAnalyser> analysers)
 {
     private static int s_traceTmps;
 
@@ -52,7 +52,8 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
         var teardown = tmp.StartsWith("/tmp/corpus-trace-", StringComparison.Ordinal) ? Supervisor.AddTeardown("rm", "-rf", "--", tmp) : null;
         Directory.CreateDirectory(work);
         Directory.CreateDirectory(tmp);
-        var run = new TraceRun(trace, work, tmp, label, tools, root);
+        var run = new TraceRun(trace, work, tmp, label, tools, root)
+                  { Analysers = trace.Analysers.Select(k => analysers.Single(a => a.Key == k)).ToList() };
         runs.Progress($"{cell.Key} {label}: {backend.Name} ({trace.Kind}) …");
         RunOutput output;
         try
