@@ -99,7 +99,7 @@ public sealed partial record Manifest(
         var platforms = ReadPlatforms(f) is { Count: > 0 } mp ? mp : KnownPlatforms;
         var subjects = ReadSubjects(f, required: true, kinds);
         var variants = f.NameList("variants");
-        var buildSpec = BuildSpec.Read(f.Object("build"), dir, id);
+        var buildSpec = BuildSpec.Read(f.Object("build"), dir, id, families.Builds);
         var targets = buildSpec.CmakeDir is { } cd ? BuildSpec.CmakeTargets(Path.Combine(dir, cd)) : [];
         var budget = Budget.Read(f.ObjectOr("budget"), DefaultBudget);
         var env = ReadEnv(f);

@@ -65,6 +65,7 @@ public sealed class SignatureFamilies
         [new StacksEvidence(), new HeapEvidence(), new LostUpdateEvidence(), new DoubleFreeEvidence(), new TraceEvidence(), new TimeTravelEvidence()])
         {
             Captures = [new TimedCaptureKind(), new CrashCaptureKind(), new TimeTravelCaptureKind(), new TraceCaptureKind()],
+            Builds = [new DotnetBuildKind(), new MonoBuildKind(), new CmakeBuildKind(), new RoslynBuildKind()],
             Analysers = [new MappingLeakAnalyser(), new SetParentAttachAnalyser()],
         };
 
@@ -74,6 +75,8 @@ public sealed class SignatureFamilies
     public IReadOnlyList<ITraceAnalyser> Analysers { get; private init; } = [];
     /// <summary>The blocks a case's `capture` may hold, each read by its kind.</summary>
     public IReadOnlyList<ICaptureKind> Captures { get; private init; } = [];
+    /// <summary>The blocks a manifest's `build` may hold, each read by its kind.</summary>
+    public IReadOnlyList<IBuildKind> Builds { get; private init; } = [];
 
     public SignatureFamilies(IReadOnlyList<ISignatureFamily> families, IReadOnlyList<IEvidenceCheck> evidence)
     {
@@ -85,16 +88,20 @@ public sealed class SignatureFamilies
         (Families, Evidence) = (families, evidence);
     }
 
-    public SignatureFamilies With(ISignatureFamily family) => new([.. Families, family], Evidence) { Analysers = Analysers, Captures = Captures };
-    public SignatureFamilies With(IEvidenceCheck check) => new(Families, [.. Evidence, check]) { Analysers = Analysers, Captures = Captures };
+    public SignatureFamilies With(ISignatureFamily family) => new([.. Families, family], Evidence) { Analysers = Analysers, Captures = Captures, Builds = Builds };
+    public SignatureFamilies With(IEvidenceCheck check) => new(Families, [.. Evidence, check]) { Analysers = Analysers, Captures = Captures, Builds = Builds };
 
     public SignatureFamilies With(ITraceAnalyser analyser) =>
         Analysers.Any(a => a.Key == analyser.Key) ? throw new ArgumentException($"two trace analysers are named '{analyser.Key}'")
-            : new(Families, Evidence) { Analysers = [.. Analysers, analyser], Captures = Captures };
+            : new(Families, Evidence) { Analysers = [.. Analysers, analyser], Captures = Captures, Builds = Builds };
+
+    public SignatureFamilies With(IBuildKind build) =>
+        Builds.Any(k => k.Key == build.Key) ? throw new ArgumentException($"two build blocks are named '{build.Key}'")
+            : new(Families, Evidence) { Analysers = Analysers, Captures = Captures, Builds = [.. Builds, build] };
 
     public SignatureFamilies With(ICaptureKind capture) =>
         Captures.Any(k => k.Key == capture.Key) ? throw new ArgumentException($"two capture blocks are named '{capture.Key}'")
-            : new(Families, Evidence) { Analysers = Analysers, Captures = [.. Captures, capture] };
+            : new(Families, Evidence) { Analysers = Analysers, Captures = [.. Captures, capture], Builds = Builds };
 
     /// <summary>The keys a signature may hold, for the manifest reader's unknown-field check.</summary>
     public IEnumerable<string> SignatureKeys =>
