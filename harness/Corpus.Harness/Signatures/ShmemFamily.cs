@@ -1,6 +1,7 @@
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures.Leaks;
 using Corpus.LostMemory;
 
 namespace Corpus.Harness.Signatures;
@@ -120,12 +121,12 @@ public sealed class ShmemFamily : ISignatureFamily
     {
         static double Mb(long b) => Math.Round(b / 1048576.0, 1);
         // On Windows the sampled figure is the system commit charge, host-wide context (ShmemProbe).
-        cell.TimeSeries[OperatingSystem.IsWindows() ? "system commit - baseline (MB), context" : "cell shmem (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
+        cell.TimeSeries[probe.Meter.CellCurve] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         if (m.HostSamples is { } host)
             cell.TimeSeries["host Shmem - baseline (MB), context"] = host.Select(x => new SeriesPoint(x.T, Mb(x.Shmem))).ToList();
         cell.TimeSeries["process RSS (MB)"] = m.Samples.Select(x => new SeriesPoint(x.T, Mb(x.Rss))).ToList();
         return new LeakFacts(Mb(probe.Spec.LeakBytes), Mb(m.ShmemDeltaBytes), Mb(m.RssBytes), m.HeldObjects, Mb(m.HeldFdOnlyBytes),
-                             Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, OperatingSystem.IsWindows())
+                             Mb(m.AfterExitDeltaBytes), Mb(m.HostShmemDeltaBytes), m.Attribution, probe.Meter.Windows)
         { HeldBy = m.HeldBy, BaselineMB = Mb(m.BaselineBytes) };
     }
 }

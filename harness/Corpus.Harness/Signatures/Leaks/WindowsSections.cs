@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace Corpus.Harness.Signatures;
+namespace Corpus.Harness.Signatures.Leaks;
 
 /// <summary>
 /// The Windows counterpart of the lost-memory finder: the page-file-backed sections a process holds by handle, read from
