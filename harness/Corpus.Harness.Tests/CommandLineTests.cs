@@ -158,7 +158,7 @@ public sealed class CommandLineTests : IDisposable
     public void OptionsMayComeBeforeTheCommand()
     {
         var a = Args.Parse(["--repro", "a", "--keep", "run", "--case", "one"]);
-        Assert.Equal("run", a.Command);
+        Assert.Equal(Verb.Run, a.Command);
         Assert.Equal(["a"], a.List("repro"));
         Assert.True(a.Has("keep"));
         Assert.Equal(["one"], a.List("case"));

@@ -10,15 +10,47 @@ public sealed class WineKindTests : IDisposable
 
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
+    /// <summary>Resolving names and checks the subject and builds nothing; a cell's provisioning builds the template.</summary>
     [Fact]
-    public void WithoutATemplateThatCanBeBuiltEveryWineSubjectIsUnavailableAndSaysWhy()
+    public void ResolvingBuildsNothingAndWithoutATemplateThatCanBeBuiltProvisioningSaysWhy()
     {
         foreach (var name in new[] { "wine", "wine-win10", "wine-net10", "wine-net8" })
         {
             var s = SubjectKinds.Default.Resolve(name, _root);
-            Assert.NotNull(s.Unavailable);
-            Assert.True(s.Unavailable!.Contains("wine is not installed") || s.Unavailable.Contains("no Wine template prefix"), s.Unavailable);
+            Assert.False(Directory.Exists(Path.Combine(_root, ".cache")), $"resolving {name} made {_root}/.cache");
+            var why = s.Unavailable ?? SubjectKinds.Provisioned(s, _root).Unavailable;
+            Assert.NotNull(why);
+            Assert.True(why!.Contains("wine is not installed") || why.Contains("no Wine template prefix"), why);
         }
+    }
+
+    private sealed class RecordingTools(string wineVersion) : Capture.IToolRunner
+    {
+        public List<string> Calls { get; } = [];
+        public Capture.ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
+        {
+            Calls.Add(string.Join(' ', [Path.GetFileName(file), .. args.Select(Path.GetFileName)]));
+            return new Capture.ToolResult(file.EndsWith("wine") ? 0 : 1, file.EndsWith("wine") ? wineVersion : "", "refused", 0, false);
+        }
+    }
+
+    /// <summary>The kind runs its tools through the runner it was given: a test sees every command.</summary>
+    [Fact]
+    public void TheKindRunsItsToolsThroughTheInjectedRunner()
+    {
+        if (OperatingSystem.IsWindows()) return;
+        var wine = Path.Combine(_root, "bin", "wine");
+        Directory.CreateDirectory(Path.GetDirectoryName(wine)!);
+        File.WriteAllText(wine, "");
+        File.WriteAllText(Path.Combine(_root, "bin", "wineserver"), "");
+        var tools = new RecordingTools("wine-8.0 (test)");
+        var kind = new WineKind(tools);
+        var s = kind.Resolve($"wine:{wine}", wine, _root);
+        Assert.Null(s.Unavailable);
+        Assert.Equal("wine-8.0 (test)", s.Version);
+        Assert.Equal(["wine --version"], tools.Calls);
+        Assert.StartsWith("no Wine template prefix", kind.Provision(s, _root));
+        Assert.Equal(["wine --version", "bash template.sh template"], tools.Calls);
     }
 
     [Fact]

@@ -34,7 +34,7 @@ internal static class Cli
         var subjects = List("subjects", "S1,S2,…", "the subjects to probe, oldest first (at least two; see Subjects below)", SubjectCompletions);
         var root = new RootCommand("corpus: reproducers of real .NET, Win32 and C++ bugs, run as cells and gated against expected/")
         {
-            Command("run", "run cells and gate them against expected/",
+            Command(Verb.Run, "run cells and gate them against expected/",
                     RootDir(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Keep(),
                     Value("runs", "N", "races: exactly N runs per cell (a rate), not stop at the first hit"),
                     RunId(),
@@ -43,39 +43,39 @@ internal static class Cli
                     Env(),
                     Value("shard", "I/N", "only the I-th of N shares of the selected cells, balanced by their recorded seconds "
                                           + "(ci/durations.json); `corpus merge` joins the N runs")),
-            Command("list", "the cells a run would run, with their expected outcomes",
+            Command(Verb.List, "the cells a run would run, with their expected outcomes",
                     RootDir(), Repro(), Case(), Variant(), Subject(), ExcludeTag(), Flag("json", "print JSON, for other drivers")),
-            Runs(Command("merge", "join the runs of `run --shard I/N` (1..N) into one run, as one run of their selection would have "
+            Runs(Command(Verb.Merge, "join the runs of `run --shard I/N` (1..N) into one run, as one run of their selection would have "
                                + "written it, and gate it (exit codes as for run)", RootDir(),
                           Value("out", "DIR", "the merged run's folder, which must not exist yet (default: artifacts/<UTC time>)"))),
-            Runs(Command("durations", "record each cell's seconds from runs' summaries in ci/durations.json, which --shard balances by",
+            Runs(Command(Verb.Durations, "record each cell's seconds from runs' summaries in ci/durations.json, which --shard balances by",
                          RootDir(), Value("file", "FILE", "the record to update (default ci/durations.json)"))),
-            Command("validate", "check every manifest and expected file", RootDir()),
-            Command("subjects", "list built-in subjects and whether they are usable here; with --subject, resolve (and provision) those",
+            Command(Verb.Validate, "check every manifest and expected file", RootDir()),
+            Command(Verb.Subjects, "list built-in subjects and whether they are usable here; with --subject, resolve (and provision) those",
                     RootDir(), Subject()),
-            Command("clean", "kill and remove what a killed run left behind", RootDir()),
-            Command("bisect", "which subject changed one cell's outcome: prints each probe and the last/first subject on either side",
+            Command(Verb.Clean, "kill and remove what a killed run left behind", RootDir()),
+            Command(Verb.Bisect, "which subject changed one cell's outcome: prints each probe and the last/first subject on either side",
                     RootDir(), Value("repro", "ID", "the repro (required)"), Value("case", "C", "the case (needed when the repro has several)"),
                     Value("variant", "V", "the variant (needed when the repro has several)"), subjects, Keep(), RunId(), Env(),
                     Value("from", "RUN", "start from a matrix's run (artifacts/RUN/matrix.json): its change is the range bisected, "
                                          + "--subjects (if given) a finer list cut to that range")),
-            Command("matrix", "run the selection on every subject in one run: a table of cells × subjects (matrix.md, matrix.json, matrix.png)",
+            Command(Verb.Matrix, "run the selection on every subject in one run: a table of cells × subjects (matrix.md, matrix.json, matrix.png)",
                     RootDir(), Repro(), Case(), Variant(),
                     List("subjects", "S1,S2,…", "the subjects, in the order of the columns (default: each case's own)", SubjectCompletions),
                     ExcludeTag(), Keep(), RunId(), Env()),
-            Command("compare", "every selected cell on a base and a new subject (a build before and after a patch): fixed, regressed, "
+            Command(Verb.Compare, "every selected cell on a base and a new subject (a build before and after a patch): fixed, regressed, "
                                + "unchanged, changed or inconclusive per cell; exit 1 when any regressed",
                     RootDir(), Value("base", "S", "the subject before the patch (see Subjects below)"),
                     Value("new", "S", "the subject after the patch"), Repro(), Case(), Variant(), ExcludeTag(),
                     Value("rounds", "N", "runs per subject of one-run cells (process, hang, shmem), for an interval over runs (default 3)"),
                     Value("alongside", "N", "as for run"), Keep(), RunId(), Env()),
-            Command("winsmoke", "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
+            Command(Verb.Winsmoke, "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
                                 + "with the Linux harness's outcomes",
                     RootDir(), Value("exe", "PATH", "the published harness (default build/harness/win-x64/corpus.exe)")),
-            Command("selftest", "check this platform's containment with real processes (Windows: the Job Object path)",
+            Command(Verb.Selftest, "check this platform's containment with real processes (Windows: the Job Object path)",
                     Value("dir", "DIR", "where the children run (default: a temporary folder, removed after)")),
             // The selftest's own child processes: not for users.
-            new Command("selftest-child") { Hidden = true, Options = { Value("mode", "MODE", ""), Value("dir", "DIR", "") } },
+            new Command(Verb.SelftestChild.Name()) { Hidden = true, Options = { Value("mode", "MODE", ""), Value("dir", "DIR", "") } },
         };
         var help = root.Options.OfType<HelpOption>().Single();
         help.Action = new HelpWithSubjects((SynchronousCommandLineAction)help.Action!, kinds);
@@ -89,9 +89,9 @@ internal static class Cli
         return c;
     }
 
-    private static Command Command(string name, string description, params Option[] options)
+    private static Command Command(Verb verb, string description, params Option[] options)
     {
-        var c = new Command(name, description);
+        var c = new Command(verb.Name(), description);
         foreach (var o in options) c.Options.Add(o);
         return c;
     }
@@ -197,6 +197,19 @@ internal static class Cli
 }
 
 /// <summary>A command line System.CommandLine could not take; exit 2 with the reason and the command's help.</summary>
+/// <summary>The commands of `corpus`: declared with their options in <see cref="Cli"/>, dispatched in Program on this type.</summary>
+internal enum Verb { Run, List, Merge, Durations, Validate, Subjects, Clean, Bisect, Matrix, Compare, Winsmoke, Selftest, SelftestChild }
+
+internal static class Verbs
+{
+    /// <summary>As typed on the command line: "run", "selftest-child".</summary>
+    public static string Name(this Verb verb) => verb == Verb.SelftestChild ? "selftest-child" : verb.ToString().ToLowerInvariant();
+
+    public static Verb Of(string name) =>
+        Enum.GetValues<Verb>().Where(v => v.Name() == name).Cast<Verb?>().FirstOrDefault()
+        ?? throw new ArgumentException($"unknown command '{name}'");
+}
+
 internal sealed class UsageException(string message, string? command) : ArgumentException(message)
 {
     public string? Command { get; } = command;
@@ -206,7 +219,7 @@ internal sealed class UsageException(string message, string? command) : Argument
 internal sealed class Args
 {
     private readonly Dictionary<string, List<string>> _values = [];
-    public string Command { get; private set; } = "";
+    public Verb Command { get; private set; }
 
     /// <summary>A UsageException for what System.CommandLine could not take, in words that say which option and what instead.</summary>
     public static Args Parse(string[] argv, SubjectKinds? kinds = null) => From(Cli.Parse(argv, kinds ?? SubjectKinds.Default));
@@ -216,7 +229,7 @@ internal sealed class Args
         var command = result.CommandResult.Command;
         if (MissingValue(result) is { } missing) throw missing;
         if (result.Errors.Count > 0) throw Explain(result);
-        var a = new Args { Command = command.Name };
+        var a = new Args { Command = Verbs.Of(command.Name) };
         // RUN… of merge and durations.
         foreach (var arg in result.CommandResult.Children.OfType<ArgumentResult>()) a._values["runs"] = [.. arg.Tokens.Select(t => t.Value)];
         foreach (var o in result.CommandResult.Children.OfType<OptionResult>().Where(o => !o.Implicit && o.Option is not HelpOption))

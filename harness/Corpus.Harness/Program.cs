@@ -24,32 +24,33 @@ public static class Program
             // Help (`corpus run --help`) and directives ([suggest] for shell completion) answer themselves.
             if (Cli.AnswersItself(parsed)) return Cli.Answer(parsed);
             var args = Args.From(parsed);
-            command = args.Command;
+            command = args.Command.Name();
             // No checkout needed: the selftest runs in a published harness anywhere.
-            if (args.Command == "selftest") return await SelfTestAsync(args.Get("dir"));
-            if (args.Command == "selftest-child") return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "");
+            if (args.Command == Verb.Selftest) return await SelfTestAsync(args.Get("dir"));
+            if (args.Command == Verb.SelftestChild) return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "");
             var root = args.Get("root") ?? FindRoot(Environment.CurrentDirectory)
                        ?? throw new ArgumentException("not inside a corpus checkout (no repros/ folder above here); use --root");
             root = Path.GetFullPath(root);
             if (!OperatingSystem.IsWindows()) KeepTempInCorpus(root);
             return args.Command switch
             {
-                "run" => await RunAsync(root, args, families, kinds),
-                "validate" => Validate(root, families, kinds),
-                "subjects" => Subjects(root, args.List("subject"), kinds),
-                "list" => CellList.Write(root, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
+                Verb.Run => await RunAsync(root, args, families, kinds),
+                Verb.Validate => Validate(root, families, kinds),
+                Verb.Subjects => Subjects(root, args.List("subject"), kinds),
+                Verb.List => CellList.Write(root, new Filter(args.List("repro"), args.List("case"), args.List("variant"),
                                                           args.List("subject"), args.List("exclude-tag")),
                                          args.Has("json"), Console.Out, Console.Error, families, kinds),
-                "clean" => Clean(root),
-                "merge" => MergeCommand.Run(root, args, Console.Out),
-                "durations" => ShardCommand.Record(root, args, Console.Out),
-                "bisect" => await BisectCommand.RunAsync(root, args, families, kinds),
-                "compare" => await Compare.RunAsync(root, args, families, kinds),
-                "matrix" => await RunAsync(root, args, families, kinds,
+                Verb.Clean => Clean(root),
+                Verb.Merge => MergeCommand.Run(root, args, Console.Out),
+                Verb.Durations => ShardCommand.Record(root, args, Console.Out),
+                Verb.Bisect => await BisectCommand.RunAsync(root, args, families, kinds),
+                Verb.Compare => await Compare.RunAsync(root, args, families, kinds),
+                Verb.Matrix => await RunAsync(root, args, families, kinds,
                                            (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code, kinds)),
-                "winsmoke" => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
+                Verb.Winsmoke => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
                                                           families, kinds, m => Console.Error.WriteLine(m)),
-                _ => throw new ArgumentException($"unknown command '{args.Command}'"),
+                Verb.Selftest or Verb.SelftestChild => throw new InvalidOperationException("answered above, without a checkout"),
+                _ => throw new ArgumentException($"unknown command '{args.Command.Name()}'"),
             };
         }
         catch (InputException e)
@@ -110,7 +111,8 @@ public static class Program
         var unusable = 0;
         foreach (var name in given.Count > 0 ? given : kinds.BuiltIns)
         {
-            var s = kinds.Resolve(name, root);
+            // Given ones are provisioned as a cell would; the listing of every built-in builds nothing.
+            var s = given.Count > 0 ? SubjectKinds.Provisioned(kinds.Resolve(name, root), root) : kinds.Resolve(name, root);
             Console.WriteLine(s.Unavailable is null
                 ? $"{s.Name,-6} {s.Kind.Name,-7} {s.Version ?? "",-8} {s.Path}"
                 : $"{s.Name,-6} unavailable: {s.Unavailable}");
@@ -144,7 +146,7 @@ public static class Program
             ? int.TryParse(r, out var n) && n > 0 ? n : throw new ArgumentException($"--runs needs a positive integer, not '{r}'")
             : null;
         var subjectCache = new Dictionary<string, Subject>();
-        var givenSubjects = args.List(args.Command == "matrix" ? "subjects" : "subject");
+        var givenSubjects = args.List(args.Command == Verb.Matrix ? "subjects" : "subject");
         // Of several subjects given, one that cannot be used is an input error of its own: the others still run.
         var unusable = new SortedDictionary<string, string>(StringComparer.Ordinal);
         Subject Resolve(string spec)

@@ -114,7 +114,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"runs only on {string.Join(", ", cs.Platforms)}");
             return;
         }
-        if (subject.Unavailable is { } why)
+        if ((subject.Unavailable ?? subject.Kind.Provision(subject, options.Root)) is { } why)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"subject {subject.Name} unavailable: {why}");
             return;

@@ -57,7 +57,7 @@ public static class WindowsSmoke
         if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
         if (!File.Exists(exe)) throw new InputException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
         var catalog = Catalog.Load(root, families, kinds);
-        var wine = kinds.Resolve("wine", root);
+        var wine = SubjectKinds.Provisioned(kinds.Resolve("wine", root), root);
         if (wine.Unavailable is { } why) throw new InputException($"winsmoke needs the wine subject: {why}");
         var stamp = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         var dir = Path.Combine(root, "artifacts", $"winsmoke-{stamp}-{Environment.ProcessId}");

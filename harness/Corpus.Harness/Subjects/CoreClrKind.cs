@@ -8,8 +8,10 @@ namespace Corpus.Harness.Subjects;
 /// CoreCLR (.NET 8, .NET 10, or a user's dotnet root): a folder with a 'dotnet' host beside
 /// shared/Microsoft.NETCore.App/&lt;version&gt;/. The newest matching runtime there is the one under test.
 /// </summary>
-public sealed class CoreClrKind : ISubjectKind
+public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
 {
+    private readonly IToolRunner _tools = tools ?? ToolRunner.Instance;
+
     public string Name => "coreclr";
     public IReadOnlyList<string> BuiltIns => ["net10", "net8"];
 
@@ -54,12 +56,12 @@ public sealed class CoreClrKind : ISubjectKind
     }
 
     /// <summary>Null when the probe ran on the root's runtime; otherwise its cause and the runtime files the root lacks.</summary>
-    private static string? Probe(string dir, string version, string root)
+    private string? Probe(string dir, string version, string root)
     {
         var probe = Path.Combine(root, "build", "harness", "probe-net", "probe.dll");
         if (!File.Exists(probe)) return null;   // setup builds it; without it the cells will say what fails
         var host = Path.Combine(dir, "dotnet");
-        var r = ToolRunner.Instance.Run("env", [$"DOTNET_ROOT={dir}", "DOTNET_CLI_TELEMETRY_OPTOUT=1", host, "exec", "--fx-version", version, probe],
+        var r = _tools.Run("env", [$"DOTNET_ROOT={dir}", "DOTNET_CLI_TELEMETRY_OPTOUT=1", host, "exec", "--fx-version", version, probe],
                                         TimeSpan.FromSeconds(60));
         if (r.ExitCode == 0 && r.Stdout.Contains("corpus-probe ok")) return null;
         var run = new Containment.RunResult(r.ExitCode, null, r.TimedOut, false, r.Seconds, 0, r.Stdout, r.Stderr, "", "", "", []);
@@ -88,15 +90,15 @@ public sealed class CoreClrKind : ISubjectKind
     /// Assembles net:VERSION's dotnet root once (harness/subjects/get-dotnet-runtime.sh, under a lock: two harnesses may
     /// ask at once). Null when it is there; otherwise why not, listing the versions the feeds have when it is not one.
     /// </summary>
-    private static string? Provision(string version, string dir, string root)
+    private string? Provision(string version, string dir, string root)
     {
         var marker = Path.Combine(dir, ".subject-complete");
         if (File.Exists(marker) && File.ReadAllText(marker).Trim() == version) return null;
-        var (has, versions) = NuGetListing.Lookup(root, RuntimePack, version, ToolRunner.Instance);
+        var (has, versions) = NuGetListing.Lookup(root, RuntimePack, version, _tools);
         if (!has && versions is not null)
             return $"{RuntimePack} {version} is not on this machine's NuGet feeds; they have {string.Join(", ", versions)}";
         Directory.CreateDirectory(Path.GetDirectoryName(dir)!);
-        var r = ToolRunner.Instance.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "subjects", "get-dotnet-runtime.sh"), version, dir],
+        var r = _tools.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "subjects", "get-dotnet-runtime.sh"), version, dir],
                                         TimeSpan.FromMinutes(15));
         if (r.ExitCode == 0 && File.Exists(marker)) return null;
         var said = r.Stderr.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0).TakeLast(3);

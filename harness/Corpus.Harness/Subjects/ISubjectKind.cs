@@ -45,6 +45,13 @@ public interface ISubjectKind
     /// <summary>Resolves a built-in name or a user's path. Never throws for a missing path: that is <see cref="Subject.Unavailable"/>.</summary>
     Subject Resolve(string spec, string? userPath, string root);
 
+    /// <summary>
+    /// Builds what the subject's cells need beyond the subject itself (Wine's template prefix, its cross-built
+    /// GoogleTest), once a cell is to run on it; listing or selecting subjects never does. Null when ready, otherwise why
+    /// not (the cell is then unsupported with that reason).
+    /// </summary>
+    string? Provision(Subject s, string root) => null;
+
     /// <summary>The build of the repro this subject runs; null with the reason when the manifest has none for it.</summary>
     BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
 

@@ -12,8 +12,10 @@ namespace Corpus.Harness.Subjects;
 /// Microsoft.CodeAnalysis.CSharp.dll and Microsoft.CodeAnalysis.dll (or the CSharp dll itself). The program is
 /// the roslyn runner (harness/RoslynRunner) on the .NET on PATH; the case's arguments are its mode and source.
 /// </summary>
-public sealed partial class RoslynKind : ISubjectKind
+public sealed partial class RoslynKind(IToolRunner? tools = null) : ISubjectKind
 {
+    private readonly IToolRunner _tools = tools ?? ToolRunner.Instance;
+
     public const string Prefix = "roslyn";
     /// <summary>Extra NuGet sources (folders or feeds, ';'-separated) tried beside the configured ones.</summary>
     public const string FeedsVariable = "CORPUS_ROSLYN_FEEDS";
@@ -49,7 +51,7 @@ public sealed partial class RoslynKind : ISubjectKind
         var given = spec.StartsWith(Prefix + ":") ? spec[(Prefix.Length + 1)..] : spec;
         if (IsVersion(given))
         {
-            var (dir, why) = Provision(given, root, Feeds());
+            var (dir, why) = Provision(given, root, Feeds(), tools: _tools);
             return Found(spec, dir, why);
         }
         var path = userPath ?? Path.GetFullPath(given);
@@ -76,8 +78,10 @@ public sealed partial class RoslynKind : ISubjectKind
     /// NU1102 lines) for the same set of feeds, so an absent version costs one restore, not one per cell.
     /// </summary>
     /// <param name="configured">Also use the machine's configured NuGet sources (off only to prove a feed alone works).</param>
-    public static (string Dir, string? Why) Provision(string version, string root, IReadOnlyList<string> feeds, bool configured = true)
+    public static (string Dir, string? Why) Provision(string version, string root, IReadOnlyList<string> feeds, bool configured = true,
+                                                      IToolRunner? tools = null)
     {
+        tools ??= ToolRunner.Instance;
         var cache = Path.Combine(root, ".cache", "roslyn");
         var dir = Path.Combine(cache, version);
         var failed = Path.Combine(cache, version + ".unavailable");
@@ -89,11 +93,11 @@ public sealed partial class RoslynKind : ISubjectKind
         if (File.Exists(failed) && File.ReadLines(failed).FirstOrDefault() == feedKey)
             return (dir, File.ReadAllText(failed)[(feedKey.Length + 1)..].Trim());
         var clock = Stopwatch.StartNew();
-        var (libs, errors) = Restore(cache, Package, version, feeds, configured);
+        var (libs, errors) = Restore(cache, Package, version, feeds, configured, tools);
         string? source = libs is null ? null : $"{Package} {version} from NuGet";
         if (libs is null && Carriers.TryGetValue(version, out var carrier))
         {
-            var (carried, more) = Restore(cache, carrier.Package, carrier.Version, feeds, configured, carrier.Folder);
+            var (carried, more) = Restore(cache, carrier.Package, carrier.Version, feeds, configured, tools, carrier.Folder);
             if (carried is not null) (libs, source) = (carried, $"{carrier.Package} {carrier.Version} {carrier.Folder} from NuGet");
             else errors += "\n" + more;
         }
@@ -102,7 +106,7 @@ public sealed partial class RoslynKind : ISubjectKind
             // NuGet's "Nearest version" is a name, not a promise: quote it only with what a restore of it came to.
             if (NearestVersion().Match(errors) is { Success: true } near && near.Groups[1].Value != version)
             {
-                var (nearLibs, nearErrors) = Restore(cache, Package, near.Groups[1].Value, feeds, configured);
+                var (nearLibs, nearErrors) = Restore(cache, Package, near.Groups[1].Value, feeds, configured, tools);
                 errors = errors.Replace(near.Value, nearLibs is null
                     ? $"{near.Value}, which cannot be restored either ({nearErrors.Trim().Split('\n')[0].Trim()})"
                     : $"{near.Value}, which restores");
@@ -132,7 +136,8 @@ public sealed partial class RoslynKind : ISubjectKind
     /// from the restored packages, or the restore's error lines.
     /// </summary>
     private static (IReadOnlyList<string>? Dlls, string Errors) Restore(string cache, string package, string version,
-                                                                        IReadOnlyList<string> feeds, bool configured, string? folder = null)
+                                                                        IReadOnlyList<string> feeds, bool configured, IToolRunner tools,
+                                                                        string? folder = null)
     {
         var project = Path.Combine(cache, "restore", $"{package}-{version}");
         Directory.CreateDirectory(project);
@@ -146,8 +151,8 @@ public sealed partial class RoslynKind : ISubjectKind
         List<string> args = ["restore", Path.Combine(project, "restore.csproj"), "--packages", packages, "-nologo", "-v", "q"];
         foreach (var feed in feeds) args.AddRange(["--source", feed]);
         // The configured sources stay: a user's feed adds versions, it does not replace ours.
-        if (feeds.Count > 0 && configured) args.AddRange(ConfiguredSources().SelectMany(s => new[] { "--source", s }));
-        var r = ToolRunner.Instance.Run("dotnet", args, TimeSpan.FromMinutes(5));
+        if (feeds.Count > 0 && configured) args.AddRange(ConfiguredSources(tools).SelectMany(s => new[] { "--source", s }));
+        var r = tools.Run("dotnet", args, TimeSpan.FromMinutes(5));
         var errors = string.Join("\n", (r.Stdout + r.Stderr).Split('\n').Where(l => l.Contains(": error "))
                                       .Select(l => l[(l.IndexOf(": error ", StringComparison.Ordinal) + 2)..].Trim()).Distinct());
         if (r.ExitCode != 0) return (null, errors.Length > 0 ? errors : r.Describe("dotnet restore"));
@@ -189,9 +194,9 @@ public sealed partial class RoslynKind : ISubjectKind
     [GeneratedRegex(@"^net(\d+)\.0$")]
     private static partial Regex NetTfm();
 
-    private static IEnumerable<string> ConfiguredSources()
+    private static IEnumerable<string> ConfiguredSources(IToolRunner tools)
     {
-        var r = ToolRunner.Instance.Run("dotnet", ["nuget", "list", "source", "--format", "short"], TimeSpan.FromMinutes(1));
+        var r = tools.Run("dotnet", ["nuget", "list", "source", "--format", "short"], TimeSpan.FromMinutes(1));
         // Lines look like "E https://api.nuget.org/v3/index.json" (E: enabled).
         return r.Stdout.Split('\n').Select(l => l.Trim()).Where(l => l.StartsWith("E ")).Select(l => l[2..].Trim());
     }

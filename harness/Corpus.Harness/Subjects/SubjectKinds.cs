@@ -36,6 +36,10 @@ public sealed class SubjectKinds
     /// <summary>These kinds and one more; an ArgumentException when it would answer for a name or prefix one of them has.</summary>
     public SubjectKinds With(ISubjectKind kind) => new([.. All, kind]);
 
+    /// <summary>The subject with what its cells need built (<see cref="ISubjectKind.Provision"/>), or unavailable saying why not.</summary>
+    public static Subject Provisioned(Subject s, string root) =>
+        s.Unavailable is null && s.Kind.Provision(s, root) is { } why ? s with { Unavailable = why } : s;
+
     /// <summary>The built-in names that can be listed; an open kind (roslyn:VERSION) adds none.</summary>
     public IEnumerable<string> BuiltIns => All.SelectMany(k => k.BuiltIns);
 

@@ -9,8 +9,11 @@ namespace Corpus.Harness.Subjects;
 /// (.cache/wine/template), a private TMPDIR on a tmpfs (page-file-backed sections become the cell's Shmem), and
 /// its own wineserver inside the run's cgroup (harness/wine/run.sh and cell.sh; docs/wine.md).
 /// </summary>
-public abstract class WineKindBase : ISubjectKind
+public abstract class WineKindBase(IToolRunner? tools = null) : ISubjectKind
 {
+    /// <summary>The runner of the kind's tools (wine, template.sh, the NuGet lookups); injected in tests.</summary>
+    protected IToolRunner Tools { get; } = tools ?? ToolRunner.Instance;
+
     public abstract string Name { get; }
     public abstract IReadOnlyList<string> BuiltIns { get; }
     public abstract IReadOnlyList<string> UserPrefixes { get; }
@@ -54,19 +57,23 @@ public abstract class WineKindBase : ISubjectKind
             return Unusable(userPath is null ? "wine is not installed (make setup installs it)" : $"{wine}: no such file");
         if (userPath is not null && !File.Exists(Path.Combine(Path.GetDirectoryName(wine)!, "wineserver")))
             return Unusable($"{wine}: no wineserver beside it");
-        // The template prefix is built the first time a selected cell needs Wine (make run's demo needs none);
-        // template.sh returns at once when it is there and current.
-        var template = Path.Combine(root, ".cache", "wine", "template");
-        var built = ToolRunner.Instance.Run("bash", [Path.Combine(root, "harness", "wine", "template.sh"), template], TimeSpan.FromMinutes(5));
-        if (built.ExitCode != 0 || !File.Exists(Path.Combine(template, ".corpus", "version")))
-            return Unusable($"no Wine template prefix at {template}: {built.Describe("harness/wine/template.sh")}");
-        if (Prepare(root) is { } unprepared) return Unusable(unprepared);
         ToolResult r;
-        try { r = ToolRunner.Instance.Run(wine, ["--version"], TimeSpan.FromSeconds(20)); }
+        try { r = Tools.Run(wine, ["--version"], TimeSpan.FromSeconds(20)); }
         catch (System.ComponentModel.Win32Exception e) { return Unusable($"{wine}: not an executable Wine ({e.Message})"); }
         var version = r.Stdout.Trim();
         if (r.ExitCode != 0 || !version.StartsWith("wine-")) return Unusable($"{wine}: not an executable Wine ('--version' printed '{version}')");
         return new(spec, this, wine, version, null);
+    }
+
+    /// <summary>The template prefix, built the first time a cell runs on Wine (make run's demo needs none; template.sh
+    /// returns at once when it is there and current), and what the kind's builds need beyond it.</summary>
+    public string? Provision(Subject s, string root)
+    {
+        var template = Path.Combine(root, ".cache", "wine", "template");
+        var built = Tools.Run("bash", [Path.Combine(root, "harness", "wine", "template.sh"), template], TimeSpan.FromMinutes(5));
+        if (built.ExitCode != 0 || !File.Exists(Path.Combine(template, ".corpus", "version")))
+            return $"no Wine template prefix at {template}: {built.Describe("harness/wine/template.sh")}";
+        return Prepare(root);
     }
 
     public abstract BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
@@ -84,7 +91,7 @@ public abstract class WineKindBase : ISubjectKind
                                    program, .. args], env);
     }
 
-    public CellIsolation Isolate(Subject s, string cellDir) => new WineIsolation(cellDir, Windows(s));
+    public CellIsolation Isolate(Subject s, string cellDir) => new WineIsolation(cellDir, Windows(s), Tools);
 
     /// <summary>winedbg in the target's cell: a minidump and every thread's native stack.</summary>
     /// <summary>Wine's WINEDEBUG channels trace calls, not samples: kind api only.</summary>
@@ -102,7 +109,7 @@ public abstract class WineKindBase : ISubjectKind
 }
 
 /// <summary>Native Win32 programs, cross-built with mingw-w64 from the case's CMake target.</summary>
-public sealed class WineKind : WineKindBase
+public sealed class WineKind(IToolRunner? tools = null) : WineKindBase(tools)
 {
     public override string Name => "wine";
     public override IReadOnlyList<string> BuiltIns => ["wine", "wine-win10"];
@@ -117,7 +124,7 @@ public sealed class WineKind : WineKindBase
     protected override string? Prepare(string root)
     {
         var dir = Path.Combine(root, ".cache", "wine", "googletest");
-        var r = ToolRunner.Instance.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "wine", "googletest.sh"), dir],
+        var r = Tools.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "wine", "googletest.sh"), dir],
                                         TimeSpan.FromMinutes(10));
         return r.ExitCode == 0 ? null : $"no cross-built GoogleTest at {dir}: {r.Describe("harness/wine/googletest.sh")}";
     }
@@ -133,7 +140,7 @@ public sealed class WineKind : WineKindBase
 }
 
 /// <summary>The repro's C# program published for win-x64, self-contained (.NET for Windows), run under Wine.</summary>
-public sealed class WineDotnetKind : WineKindBase
+public sealed class WineDotnetKind(IToolRunner? tools = null) : WineKindBase(tools)
 {
     public override string Name => "wine-dotnet";
     public override IReadOnlyList<string> BuiltIns => ["wine-net10", "wine-net8"];
@@ -159,8 +166,8 @@ public sealed class WineDotnetKind : WineKindBase
     protected override string? Unprovisionable(string spec, string root)
     {
         if (RuntimeVersion(spec) is not { } v) return null;
-        var runtime = NuGetListing.Lookup(root, RuntimePack, v, ToolRunner.Instance);
-        var host = NuGetListing.Lookup(root, HostPack, v, ToolRunner.Instance);
+        var runtime = NuGetListing.Lookup(root, RuntimePack, v, Tools);
+        var host = NuGetListing.Lookup(root, HostPack, v, Tools);
         if (runtime.Has && host.Has) return null;
         if (runtime.Versions is null || host.Versions is null) return null;   // the feeds could not be asked: the publish will say
         var both = runtime.Versions.Intersect(host.Versions, StringComparer.OrdinalIgnoreCase);
@@ -198,7 +205,7 @@ public sealed class WineDotnetKind : WineKindBase
 }
 
 /// <summary>A private prefix, tmpfs TMPDIR and wineserver per run, in folders of the cell; all taken down at the end.</summary>
-public sealed partial class WineIsolation(string cellDir, string windows) : CellIsolation
+public sealed partial class WineIsolation(string cellDir, string windows, IToolRunner tools) : CellIsolation
 {
     public const string CellVariable = "CORPUS_WINE_CELL", RootVariable = "CORPUS_ROOT";
     private readonly string _dir = Path.Combine(cellDir, "wine");
@@ -249,7 +256,7 @@ public sealed partial class WineIsolation(string cellDir, string windows) : Cell
         StopShared();
         if (Directory.Exists(_dir))
             foreach (var run in Directory.GetDirectories(_dir, "run-*"))
-                ToolRunner.Instance.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", run], TimeSpan.FromMinutes(1));
+                tools.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", run], TimeSpan.FromMinutes(1));
         if (_entry is not null) Containment.Supervisor.Remove(_entry);
         base.Dispose();
     }
