@@ -66,6 +66,9 @@ public sealed record CaseSpec(string Id, string Title, IReadOnlyList<string> Arg
     public TimeTravelCapture? TimeTravel => Captures.Get<TimeTravelCapture>("timeTravel");
     public TraceCapture? Trace => Captures.Get<TraceCapture>("trace");
 
+    /// <summary>What the program prints first (startMarker): a run that ends without it never reached the program.</summary>
+    public string? StartMarker { get; init; }
+
     public string? CmakeTarget => Program.StartsWith("cmake:") ? Program["cmake:".Length..] : null;
 
     /// <summary>The type of <see cref="Program"/>: a subject runs the case when its capabilities include it.</summary>
@@ -107,7 +110,7 @@ public sealed partial record Manifest(
         foreach (var c in f.Objects("cases"))
         {
             c.AllowOnly("id", "title", "args", "tags", "budget", "signature", "capture", "env", "subjects", "platforms", "program",
-                        "fixture", "display");
+                        "fixture", "display", "startMarker");
             var capture = c.ObjectOr("capture");
             capture?.AllowOnly([.. families.Captures.Select(k => k.Key)]);
             var captures = new Dictionary<string, object>();
@@ -123,7 +126,8 @@ public sealed partial record Manifest(
                                     c.StringOr("program", "main")!,
                                     c.ObjectOr("fixture") is { } fx ? FixtureSpec.Read(fx, dir, variants) : null,
                                     c.BoolOr("display", false))
-                       { Captures = new Capture.CaptureSpecs(captures) };
+                       { Captures = new Capture.CaptureSpecs(captures), StartMarker = c.StringOr("startMarker", null) };
+            if (spec.StartMarker is { Length: 0 }) throw c.Error("must not be empty: the line the program prints first", "startMarker");
             var asked = new Capture.CaptureCheck(kinds, families.For(spec.Signature), families);
             foreach (var kind in families.Captures.Where(k => spec.Captures.Has(k.Key))) kind.Validate(spec, c, asked);
             if (ProgramTypes.Of(spec.Program) is null)

@@ -75,6 +75,7 @@ public static class FactsWriter
                 heap = x.HeapCounts,
             }),
             ["captureErrors"] = c.CaptureErrors,
+            ["launchRetries"] = c.LaunchRetries,
             ["traces"] = c.Traces.Select(t => SummaryWriter.TraceJson(t, root)),
             ["artifacts"] = c.ArtifactDir is null ? null : new
             {

@@ -145,6 +145,8 @@ public sealed class RunRecord
             { Run = Opt(x, "run"), DeletedOverCap = x.GetProperty("deletedOverCap").GetBoolean() });
         }
         cell.CaptureErrors.AddRange(facts.GetProperty("captureErrors").EnumerateArray().Select(e => e.GetString()!));
+        if (facts.TryGetProperty("launchRetries", out var retries))
+            cell.LaunchRetries.AddRange(retries.EnumerateArray().Select(e => e.GetString()!));
         foreach (var t in facts.GetProperty("traces").EnumerateArray())
         {
             double? D(string name) => t.GetProperty(name) is { ValueKind: JsonValueKind.Number } v ? v.GetDouble() : null;

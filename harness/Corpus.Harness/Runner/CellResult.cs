@@ -32,7 +32,8 @@ public sealed class CellResult
     /// <summary>The figures a person reads first: the family's, the evidence's, and the capture errors.</summary>
     public IReadOnlyList<string> KeyFigures =>
         [.. Verdict?.KeyFigures ?? [], .. Evidence.SelectMany(e => e.KeyFigures),
-         .. CaptureErrors.Count > 0 ? new[] { $"{CaptureErrors.Count} capture error(s)" } : []];
+         .. CaptureErrors.Count > 0 ? new[] { $"{CaptureErrors.Count} capture error(s)" } : [],
+         .. LaunchRetries.Count > 0 ? new[] { $"{LaunchRetries.Count} run(s) never reached the program, started again" } : []];
     public Expectation? Expected { get; set; }
     public GateStatus Gate { get; set; }
     public string GateMessage { get; set; } = "";
@@ -104,6 +105,14 @@ public sealed class CellResult
     public FreelogAnalysis? CrashFactsOf(string label)
     {
         lock (_record) return CrashFacts.GetValueOrDefault(label);
+    }
+
+    /// <summary>Runs that never reached the program and were started again (<see cref="RunLauncher.LaunchAttempts"/>).</summary>
+    public List<string> LaunchRetries { get; } = [];
+
+    public void AddLaunchRetry(string said)
+    {
+        lock (_record) LaunchRetries.Add(said);
     }
 
     public void RemoveCaptureErrors(Predicate<string> match)

@@ -82,11 +82,70 @@ public sealed class RunLauncher : IRunLauncher
 
     public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => _timeTravel.RunAsync(tt);
 
+    /// <summary>How often a run that never reached the program is started, in all.</summary>
+    public const int LaunchAttempts = 3;
+
+    /// <summary>
+    /// One run of the program. A run that never reached it (its launcher said so, or it ended without the case's
+    /// start marker) is an infrastructure fault, not a run: its files are kept as attempt N, the cell records it, and
+    /// it is started again, at most <see cref="LaunchAttempts"/> times in all; then the cell is an error naming why.
+    /// </summary>
     /// <param name="wrap">A trace backend's change to the command (a tool around it, its environment).</param>
     /// <param name="timeout">The run's cap when not the case's budget (a traced run).</param>
     internal async Task<RunOutput> RunAsync(long? n, string label, TimedCapture? timed = null, Func<ContainedProcess, Task>? alongside = null,
                                             Action<RunResult>? exited = null, bool untilCaptured = false,
                                             Func<Launch, Launch>? wrap = null, TimeSpan? timeout = null)
+    {
+        for (var attempt = 1; ; attempt++)
+        {
+            var (output, workDir) = await RunOnceAsync(n, label, timed, alongside, exited, untilCaptured, wrap, timeout);
+            var run = output.Run;
+            var never = LaunchFailedException.Said(run.Stderr) ?? NotStarted(run);
+            if (never is null)
+            {
+                _cell.AddRun(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, output.Metrics, run.Containment)
+                             { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero });
+                if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
+                return output;
+            }
+            var kept = KeepAttempt(workDir, label, attempt);
+            var said = $"{label}: attempt {attempt} of {LaunchAttempts} never reached the program: {never} ({run.Status} in {run.WallSeconds:0.00} s"
+                       + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatchTail(run.Stderr)}")}; kept as {kept})";
+            _cell.AddLaunchRetry(said);
+            Progress($"{_cell.Key} {said}");
+            if (attempt == LaunchAttempts) throw new LaunchFailedException($"{never}, {LaunchAttempts} times", label, run.Status);
+        }
+    }
+
+    /// <summary>Why the run did not reach the program, by the case's start marker: null when it printed it, or the case
+    /// names none, or the run was stopped (a timed-out run is a run).</summary>
+    private string? NotStarted(RunResult run) =>
+        Case.StartMarker is { } marker && !run.TimedOut && !run.MemoryCapped && !run.Stdout.Contains(marker, StringComparison.Ordinal)
+            ? $"it ended without the program's start line '{marker}'" : null;
+
+    private static string ProcessMatchTail(string text) =>
+        string.Join(" | ", text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).TakeLast(3));
+
+    /// <summary>Renames the attempt's files (its folder, for a crash capture) so the next attempt starts clean.</summary>
+    private string KeepAttempt(string workDir, string label, int attempt)
+    {
+        var suffix = $".attempt{attempt}";
+        if (workDir != Dir)
+        {
+            Directory.Move(workDir, workDir + suffix);
+            return Path.GetFileName(workDir) + suffix + "/";
+        }
+        foreach (var ext in new[] { "stdout", "stderr" })
+        {
+            var file = Path.Combine(workDir, $"{label}.{ext}");
+            if (File.Exists(file)) File.Move(file, Path.Combine(workDir, $"{label}{suffix}.{ext}"), overwrite: true);
+        }
+        return $"{label}{suffix}.stdout/.stderr";
+    }
+
+    private async Task<(RunOutput Output, string WorkDir)> RunOnceAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside,
+                                                                      Action<RunResult>? exited, bool untilCaptured,
+                                                                      Func<Launch, Launch>? wrap, TimeSpan? timeout)
     {
         var cs = Case;
         var launch = Command(n);
@@ -121,11 +180,7 @@ public sealed class RunLauncher : IRunLauncher
         exited?.Invoke(run);
         _platform.Collect(run, p.Pid, workDir, label);
         var metrics = Metrics(run.Stdout, label);
-        _cell.AddRun(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, metrics, run.Containment)
-                     { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero });
-        if (LaunchFailedException.Said(run.Stderr) is { } stage) throw new LaunchFailedException(stage, label, run.Status);
-        if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
-        lock (markers) return new RunOutput(run, metrics, new Dictionary<string, double>(markers));
+        lock (markers) return (new RunOutput(run, metrics, new Dictionary<string, double>(markers)), workDir);
     }
 
     /// <summary>The numbers of the run's METRIC lines; an unreadable line is a capture error.</summary>

@@ -25,6 +25,9 @@ static std::string Hex(const std::vector<BYTE>& bytes) {
 }
 
 int wmain(int argc, wchar_t** argv) {
+  // The start line: a run that ends without it never reached this program (the cell's startMarker).
+  std::printf("REPRO-STARTED ngen_fixture_read\n");
+  std::fflush(stdout);
   if (argc != 2 || (std::wstring(argv[1]) != L"bug" && std::wstring(argv[1]) != L"fix")) {
     std::fprintf(stderr, "usage: ngen_fixture_read bug|fix\n");
     return 2;
