@@ -172,6 +172,15 @@ public sealed class InputValidationTests : IDisposable
     }
 
     [Fact]
+    public void InconclusiveIsNoExpectedOutcome()
+    {
+        var file = Write("undecided", GoodManifest, GoodExpected("undecided").Replace("\"clean\"", "\"inconclusive\""));
+        var e = Assert.Throws<InputException>(() => ExpectedFile.Load(ExpectedFile.PathFor(_root, "undecided"), Manifest.Load(file)));
+        Assert.Equal("cells[1].outcome", e.Field);
+        Assert.Contains("'inconclusive' is no expected outcome", e.Problem);
+    }
+
+    [Fact]
     public void OneBrokenReproDoesNotStopTheOthers()
     {
         Write("good", GoodManifest);

@@ -38,8 +38,8 @@ public sealed class RaceLimitTests
     public async Task RunsEndedByRunsNIsNotABudgetThatRanOut()
     {
         var v = await Run(2);
-        Assert.Equal(Outcome.Error, v.Outcome);
-        Assert.Contains("0 hits in 2 runs, ended by RUNS=2", v.Detail);
+        Assert.Equal(Outcome.Inconclusive, v.Outcome);
+        Assert.Contains("0 hits in 2 runs: the rate is below 77.64 % at 95%, not yet below epsilon 5 % (59 runs needed); ended by RUNS=2", v.Detail);
         Assert.DoesNotContain("budget", v.Detail);
         Assert.Equal("RUNS=2", ((RaceFacts)v.Facts!).StoppedBy);
     }
@@ -50,5 +50,17 @@ public sealed class RaceLimitTests
         var v = await Run(null);
         Assert.Equal(Outcome.Clean, v.Outcome);
         Assert.Equal("59 clean runs", ((RaceFacts)v.Facts!).StoppedBy);
+    }
+
+    /// <summary>An undecided measurement fails the gate under its own name, and is never an expectation.</summary>
+    [Fact]
+    public void AnInconclusiveCellFailsTheGateAsInconclusive()
+    {
+        var key = new CellKey("r", "race", "fix", "s");
+        var (gate, message) = CellResult.Compare(Outcome.Inconclusive, new Expectation(key, Outcome.Clean, "fixed", null));
+        Assert.Equal(GateStatus.Inconclusive, gate);
+        Assert.True(gate.Fails());
+        Assert.Equal("INCONCLUSIVE: expected clean (fixed), but the measurement's budget ran out undecided", message);
+        Assert.Equal("inconclusive", Outcome.Inconclusive.Name());
     }
 }

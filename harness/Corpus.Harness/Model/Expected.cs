@@ -33,7 +33,10 @@ public static class ExpectedFile
             if (!cs.Subjects.Contains(key.Subject))
                 throw c.Error($"'{key.Subject}' is not a subject of case {cs.Id} (subjects: {string.Join(", ", cs.Subjects)})", "subject");
             if (list.Any(e => e.Key == key)) throw c.Error($"duplicate entry for {key}");
-            list.Add(new Expectation(key, c.Enum("outcome", Outcomes.ByName), c.String("reason"),
+            var outcome = c.Enum("outcome", Outcomes.ByName);
+            // An expectation says what the cell shows; an undecided measurement is never what is expected of it.
+            if (outcome == Outcome.Inconclusive) throw c.Error("'inconclusive' is no expected outcome: expect what the cell shows", "outcome");
+            list.Add(new Expectation(key, outcome, c.String("reason"),
                                      c.StringOr("reference", null)));
         }
         // Defects4J's rule: a bug whose trigger is not recorded is a metadata error.

@@ -17,7 +17,7 @@ public static class ConsoleTable
             c.Expected?.Outcome.Name() ?? "—", c.Gate switch
             {
                 GateStatus.Pass => "ok", GateStatus.Unchecked => "-", GateStatus.XPass => "XPASS",
-                GateStatus.Regression => "REGRESSION", _ => "MISMATCH",
+                GateStatus.Regression => "REGRESSION", GateStatus.Inconclusive => "INCONCLUSIVE", _ => "MISMATCH",
             },
             KeyMetrics(c),
         }).ToList();

@@ -18,7 +18,7 @@ public sealed class MarkdownReport(IToolRunner tools)
     {
         var md = new StringBuilder();
         md.AppendLine($"# Corpus run {runId}").AppendLine();
-        var failed = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
+        var failed = cells.Count(c => c.Gate.Fails());
         md.AppendLine($"{cells.Count} cells in {seconds:0} s; {failed} differ from expected/; {inputErrors.Count} input errors.").AppendLine();
         // What the runs got beyond their manifests: --env, and runtime knobs the harness's own environment passed on.
         foreach (var (env, what) in new (Func<CellResult, IReadOnlyDictionary<string, string>?>, string)[]

@@ -13,7 +13,7 @@ public static class MatrixPicture
     public static readonly IReadOnlyDictionary<string, string> Fill = new Dictionary<string, string>
     {
         ["reproduced"] = "#d94b3d", ["clean"] = "#4caf50", ["wrong-failure"] = "#f0a030",
-        ["unsupported"] = "#9e9e9e", ["error"] = "#6a3d9a", [MatrixTable.NotApplicable] = "#eeeeee",
+        ["unsupported"] = "#9e9e9e", ["error"] = "#6a3d9a", ["inconclusive"] = "#5c7fa8", [MatrixTable.NotApplicable] = "#eeeeee",
     };
 
     private const int SquareWidth = 190, SquareHeight = 78, LabelWidth = 300, HeaderHeight = 110;

@@ -94,7 +94,7 @@ public sealed record MatrixTable(string RunId, IReadOnlyList<MatrixSubject> Subj
         foreach (var r in Rows)
             md.AppendLine($"| {Esc(r.Label)} | " + string.Join(" | ", r.Squares.Select(q =>
                 Esc(q.Outcome is null ? $"{NotApplicable} ({q.Detail})"
-                    : Text(q) + (q.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch ? $" **{q.Gate.ToString()!.ToUpperInvariant()}**" : ""))))
+                    : Text(q) + (q.Gate is { } gate && gate.Fails() ? $" **{q.Gate.ToString()!.ToUpperInvariant()}**" : ""))))
                 + " |");
         return md.ToString();
     }

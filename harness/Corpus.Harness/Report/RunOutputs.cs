@@ -19,7 +19,7 @@ public static class RunOutputs
     {
         to.WriteLine(ConsoleTable.Render(cells));
         foreach (var e in errors) to.WriteLine($"INPUT ERROR {e}");
-        var differ = cells.Count(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch);
+        var differ = cells.Count(c => c.Gate.Fails());
         var failed = cells.Count(RunExit.Fails);
         to.WriteLine();
         to.WriteLine($"{cells.Count} cells, {differ} differ from expected/, "

@@ -123,5 +123,5 @@ public static class SummaryWriter
         new XDocument(suites).Save(file);
     }
 
-    private static bool IsFailure(CellResult c) => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch;
+    private static bool IsFailure(CellResult c) => c.Gate.Fails();
 }

@@ -4,7 +4,13 @@ using Corpus.Harness.Model;
 namespace Corpus.Harness.Runner;
 
 /// <summary>How an outcome compares with expected/.</summary>
-public enum GateStatus { Pass, Regression, XPass, Mismatch, Unchecked }
+public enum GateStatus { Pass, Regression, XPass, Mismatch, Unchecked, Inconclusive }
+
+public static class GateStatuses
+{
+    /// <summary>The cell differs from expected/: the gate fails on it.</summary>
+    public static bool Fails(this GateStatus g) => g is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch or GateStatus.Inconclusive;
+}
 
 public sealed record RunSummary(string Label, string Status, double WallSeconds, long PeakBytes,
                                 IReadOnlyDictionary<string, double> Metrics, string Containment)
@@ -146,6 +152,8 @@ public sealed class CellResult
     {
         if (expected is null) return (GateStatus.Unchecked, "no expectation recorded for this cell");
         if (actual == expected.Outcome) return (GateStatus.Pass, "as expected");
+        if (actual == Outcome.Inconclusive)
+            return (GateStatus.Inconclusive, $"INCONCLUSIVE: expected {expected.Outcome.Name()} ({expected.Reason}), but the measurement's budget ran out undecided");
         if (expected.Outcome == Outcome.Clean && actual == Outcome.Reproduced)
             return (GateStatus.Regression, $"REGRESSION: expected clean ({expected.Reason}), but the bug reproduced");
         if (expected.Outcome == Outcome.Reproduced && actual == Outcome.Clean)

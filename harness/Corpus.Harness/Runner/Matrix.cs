@@ -40,7 +40,7 @@ internal static class MatrixCommand
     /// </summary>
     public static int Code(IReadOnlyList<CellResult> cells, int runCode) =>
         runCode == RunExit.InputError ? RunExit.InputError
-        : cells.Any(c => c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch || c.Outcome == Outcome.Error)
+        : cells.Any(c => c.Gate.Fails() || c.Outcome == Outcome.Error)
             ? RunExit.Differs : RunExit.Ok;
 }
 

@@ -109,7 +109,7 @@ public static class RunExit
     /// not end reproduced or clean: an error or an unsupported subject must not pass a patch-validation job.
     /// </summary>
     public static bool Fails(CellResult c) =>
-        c.Gate is GateStatus.Regression or GateStatus.XPass or GateStatus.Mismatch
+        c.Gate.Fails()
         || (c.Gate == GateStatus.Unchecked && c.Expected is null && c.Outcome is not (Outcome.Reproduced or Outcome.Clean));
 
     public static int Code(IEnumerable<CellResult> cells, int inputErrors) =>

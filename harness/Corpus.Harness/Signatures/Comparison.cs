@@ -88,9 +88,9 @@ public static class Comparisons
         var (b, n) = (Pooled(@base), Pooled(@new));
         var what = $"base {Describe(@base)}, new {Describe(@new)}";
         if (b is null || n is null) return new(CompareVerdict.Inconclusive, $"{what}: the rounds disagree");
-        if (b is Outcome.Error or Outcome.Unsupported || n is Outcome.Error or Outcome.Unsupported)
-            return new(CompareVerdict.Inconclusive, $"{what}: {(b is Outcome.Error or Outcome.Unsupported ? "base" : "new")} could not be judged "
-                                                   + $"({(b is Outcome.Error or Outcome.Unsupported ? @base : @new)[0].Detail})");
+        if (b is Outcome.Error or Outcome.Unsupported or Outcome.Inconclusive || n is Outcome.Error or Outcome.Unsupported or Outcome.Inconclusive)
+            return new(CompareVerdict.Inconclusive, $"{what}: {(b is Outcome.Error or Outcome.Unsupported or Outcome.Inconclusive ? "base" : "new")} could not be judged "
+                                                   + $"({(b is Outcome.Error or Outcome.Unsupported or Outcome.Inconclusive ? @base : @new)[0].Detail})");
         if (b == n) return null;
         return (b, n) switch
         {

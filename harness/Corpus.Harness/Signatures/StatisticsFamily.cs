@@ -87,8 +87,9 @@ public sealed class StatisticsFamily : ISignatureFamily
         if (hits > 0) return V(Outcome.Reproduced, $"first hit in {firstHit} ({rate}); output matches the signature");
         if (done >= needed)
             return V(Outcome.Clean, $"0 hits in {done} runs: p < {RaceStatistics.UpperBoundAfterZeroHits(done):P2} at 95% (needed {needed} runs for p < {st.Epsilon:P0})");
-        return V(Outcome.Error, $"inconclusive: 0 hits in {done} runs, ended by {stoppedBy} after {seconds:0.#} s; "
-                                + $"{needed} clean runs are needed to call it clean (p < {st.Epsilon:P0} at 95%)");
+        // Undecided: no hit, and too few runs for the rate's interval to be under epsilon. Its own outcome, never clean.
+        return V(Outcome.Inconclusive, $"0 hits in {done} runs: the rate is below {RaceStatistics.UpperBoundAfterZeroHits(done):P2} at 95%, "
+                                       + $"not yet below epsilon {st.Epsilon:P0} ({needed} runs needed); ended by {stoppedBy} after {seconds:0.#} s");
     }
 
     /// <summary>Rounds of as many forced runs as a clean verdict needs, until Fisher's exact test decides or the budget ends.</summary>
