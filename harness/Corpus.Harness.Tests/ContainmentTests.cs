@@ -117,7 +117,7 @@ public sealed class ContainmentTests : IDisposable
         var (cg, sleeper) = CgroupWithSleeper("999999999-1-1", "300.125");
         using var _ = sleeper;
         var ledger = DeadLedger($"cg {cg.Dir}");
-        var left = Leftovers.Clean(_dir);
+        var left = Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
         Assert.Equal(1, left.Cgroups);
         Assert.Equal(1, left.Processes);
         Assert.Equal(1, left.Ledgers);
@@ -139,7 +139,7 @@ public sealed class ContainmentTests : IDisposable
         try
         {
             DeadLedger($"cg {foreign.Dir}");
-            var left = Leftovers.Clean(_dir);
+            var left = Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
             Assert.Equal(0, left.Cgroups);
             Assert.True(Directory.Exists(other.Dir));
             Assert.True(Directory.Exists(foreign.Dir));
@@ -165,7 +165,7 @@ public sealed class ContainmentTests : IDisposable
         {
             var ledger = Path.Combine(_dir, $"harness-{owner}.ledger");
             File.WriteAllLines(ledger, [$"cg {cg.Dir}"]);
-            Assert.False(Leftovers.Clean(_dir).Any);
+            Assert.False(Leftovers.Clean(_dir, Capture.ToolRunner.Instance).Any);
             Assert.True(File.Exists(ledger));
             Assert.True(Directory.Exists(cg.Dir));
             // The same pid with another start time is a dead owner whose pid was reused.
@@ -188,7 +188,7 @@ public sealed class ContainmentTests : IDisposable
         try
         {
             DeadLedger("map 999999991");
-            var left = Leftovers.Clean(_dir);
+            var left = Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
             Assert.Equal(1, left.PerfMaps);
             Assert.False(File.Exists(ours));
             Assert.False(File.Exists(oursInfo), "CoreCLR 8's perfinfo file of the run was left");
@@ -210,7 +210,7 @@ public sealed class ContainmentTests : IDisposable
         File.WriteAllText(Path.Combine(run, "core.123"), "core");
         File.WriteAllText(Path.Combine(run, "core-notes.txt"), "evidence");
         DeadLedger($"core {run}");
-        Assert.Equal(2, Leftovers.Clean(_dir).Cores);
+        Assert.Equal(2, Leftovers.Clean(_dir, Capture.ToolRunner.Instance).Cores);
         Assert.Equal(["core-notes.txt"], Directory.GetFiles(run).Select(Path.GetFileName));
     }
 
@@ -363,7 +363,7 @@ public sealed class ContainmentTests : IDisposable
         var script = Path.Combine(checkout, "tear down.sh");
         File.WriteAllText(script, "echo \"$1\" > \"$2/torn down\"\n");
         DeadLedger(LedgerEntry.Format("core", run), LedgerEntry.Format("teardown", "bash", script, "arg with spaces", checkout));
-        var left = Leftovers.Clean(_dir);
+        var left = Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
         Assert.Equal(1, left.Cores);
         Assert.Equal(1, left.Teardowns);
         Assert.False(File.Exists(Path.Combine(run, "core")));
@@ -437,7 +437,7 @@ public sealed class ContainmentTests : IDisposable
         try
         {
             DeadLedger(LedgerEntry.Format("map", "999999990"));
-            Leftovers.Clean(_dir);
+            Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
             Assert.All(ours, f => Assert.False(File.Exists(Path.Combine(tmp, f)), f));
             Assert.True(File.Exists(stranger), "another owner's diagnostic socket was deleted");
         }

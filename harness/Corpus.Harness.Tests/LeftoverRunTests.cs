@@ -25,7 +25,7 @@ public sealed class LeftoverRunTests : IDisposable
         // Pid 4194304 is above Linux's pid limit: a dead owner for sure.
         File.WriteAllText(Path.Combine(ledgers, "harness-4194304-1.ledger"), LedgerEntry.Format("run", run) + "\n");
 
-        var left = Leftovers.Clean(ledgers);
+        var left = Leftovers.Clean(ledgers, Capture.ToolRunner.Instance);
 
         Assert.Contains("1 core(s)", left.ToString());
         Assert.False(File.Exists(Path.Combine(cell, "captures", "snapshot-0.core")));
@@ -42,7 +42,7 @@ public sealed class LeftoverRunTests : IDisposable
         File.WriteAllText(Path.Combine(run, "snapshot-0.core"), "kept with KEEP=1");
         var ledgers = Directory.CreateDirectory(Path.Combine(_root, "ledger")).FullName;
         File.WriteAllText(Path.Combine(ledgers, "harness-4194304-1.ledger"), LedgerEntry.Format("run", run) + "\n");
-        Leftovers.Clean(ledgers);
+        Leftovers.Clean(ledgers, Capture.ToolRunner.Instance);
         Assert.True(File.Exists(Path.Combine(run, "snapshot-0.core")));
     }
 }

@@ -130,7 +130,7 @@ public sealed class RegFileTests : IDisposable
         var ledgers = Path.Combine(_root, "ledger");
         Directory.CreateDirectory(ledgers);
         File.WriteAllLines(Path.Combine(ledgers, "harness-999999-1.ledger"), ["map 999999", $"reg {state}"]);
-        var left = Containment.Leftovers.Clean(ledgers);
+        var left = Containment.Leftovers.Clean(ledgers, Capture.ToolRunner.Instance);
         Assert.Equal([$"registry fixture {state}: not restored: a Windows registry, and this harness is not on Windows"], left.Registry);
         Assert.Contains("; registry fixture ", left.ToString());
         Assert.Empty(Directory.GetFiles(ledgers, "harness-*.ledger"));

@@ -12,6 +12,9 @@ namespace Corpus.Harness;
 
 public static class Program
 {
+    /// <summary>The one runner of outside tools: every command and kind below is handed it.</summary>
+    private static readonly IToolRunner Tools = ToolRunner.Instance;
+
     public static async Task<int> Main(string[] argv)
     {
         // The one source of signature families and subject kinds: every command is handed these.
@@ -27,7 +30,7 @@ public static class Program
             command = args.Command.Name();
             // No checkout needed: the selftest runs in a published harness anywhere.
             if (args.Command == Verb.Selftest) return await SelfTestAsync(args.Get("dir"));
-            if (args.Command == Verb.SelftestChild) return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "");
+            if (args.Command == Verb.SelftestChild) return await SelfTest.ChildAsync(args.Get("mode") ?? "", args.Get("dir") ?? "", Tools);
             var root = args.Get("root") ?? FindRoot(Environment.CurrentDirectory)
                        ?? throw new ArgumentException("not inside a corpus checkout (no repros/ folder above here); use --root");
             root = Path.GetFullPath(root);
@@ -41,14 +44,14 @@ public static class Program
                                                           args.List("subject"), args.List("exclude-tag")),
                                          args.Has("json"), Console.Out, Console.Error, families, kinds),
                 Verb.Clean => Clean(root),
-                Verb.Merge => MergeCommand.Run(root, args, Console.Out),
+                Verb.Merge => MergeCommand.Run(root, args, Console.Out, Tools),
                 Verb.Durations => ShardCommand.Record(root, args, Console.Out),
-                Verb.Bisect => await BisectCommand.RunAsync(root, args, families, kinds),
-                Verb.Compare => await Compare.RunAsync(root, args, families, kinds),
+                Verb.Bisect => await BisectCommand.RunAsync(root, args, families, kinds, Tools),
+                Verb.Compare => await Compare.RunAsync(root, args, families, kinds, Tools),
                 Verb.Matrix => await RunAsync(root, args, families, kinds,
                                            (id, dir, plan, cells, code) => MatrixCommand.Finish(root, args.List("subjects"), id, dir, plan, cells, code, kinds)),
                 Verb.Winsmoke => await WindowsSmoke.RunAsync(root, args.Get("exe") ?? Path.Combine(root, "build", "harness", "win-x64", "corpus.exe"),
-                                                          families, kinds, m => Console.Error.WriteLine(m)),
+                                                          families, kinds, m => Console.Error.WriteLine(m), Tools),
                 Verb.Selftest or Verb.SelftestChild => throw new InvalidOperationException("answered above, without a checkout"),
                 _ => throw new ArgumentException($"unknown command '{args.Command.Name()}'"),
             };
@@ -84,7 +87,7 @@ public static class Program
     private static async Task<int> SelfTestAsync(string? dir)
     {
         var work = dir ?? Path.Combine(Path.GetTempPath(), $"corpus-selftest-{Environment.ProcessId}");
-        try { return await SelfTest.RunAsync(work); }
+        try { return await SelfTest.RunAsync(work, Tools); }
         finally { if (dir is null) try { Directory.Delete(work, true); } catch (IOException) { } }
     }
 
@@ -128,7 +131,7 @@ public static class Program
 
     private static int Clean(string root)
     {
-        Console.WriteLine($"corpus: {Leftovers.Clean(Path.Combine(root, ".cache", "ledger"))}");
+        Console.WriteLine($"corpus: {Leftovers.Clean(Path.Combine(root, ".cache", "ledger"), Tools)}");
         return 0;
     }
 
@@ -137,7 +140,7 @@ public static class Program
                                             Func<string, string, IReadOnlyList<PlannedCell>, IReadOnlyList<CellResult>, int, int>? then = null)
     {
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
-        if (Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
+        if (Leftovers.Clean(ledgerDir, Tools) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
         Supervisor.UseLedger(ledgerDir);
         using var signals = Interrupt.Register();
         // Validation first: a broken repro is reported and skipped, the others run.
@@ -182,7 +185,7 @@ public static class Program
         Supervisor.Add(runEntry);
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
-        var tools = ToolRunner.Instance;
+        var tools = Tools;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, forceRuns, Env: args.Env()),
                                     new Builder(root, tools), tools, families, kinds);
         var alongside = args.Get("alongside") is { } al

@@ -24,11 +24,11 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
         owner.Split('-') is [var p, var st] && int.TryParse(p, out var pid) && long.TryParse(st, out var start)
         && !ProcStat.Alive(pid, start);
 
-    public static Leftovers Clean(string ledgerDir)
+    public static Leftovers Clean(string ledgerDir, Capture.IToolRunner tools)
     {
         int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0, teardowns = 0;
         // A Windows harness's runs die with their Job Objects; what it ledgers is registry fixtures.
-        if (OperatingSystem.IsWindows()) return CleanWindows(ledgerDir);
+        if (OperatingSystem.IsWindows()) return CleanWindows(ledgerDir, tools);
         var registry = new List<string>();
         if (Directory.Exists(ledgerDir))
             foreach (var ledger in Directory.GetFiles(ledgerDir, "harness-*.ledger"))
@@ -72,7 +72,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
                             break;
                         // A registry fixture applied and never restored (harness/Corpus.Harness/Fixtures).
                         case "reg" when Directory.Exists(what):
-                            registry.Add(RestoreRegistry(what));
+                            registry.Add(RestoreRegistry(what, tools));
                             break;
                         // A run the harness never finished (no summary): its dumps and cores go, its logs stay.
                         case "run" when Directory.Exists(what) && !File.Exists(Path.Combine(what, "summary.json")):
@@ -98,9 +98,9 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
     }
 
     /// <summary>A dead harness's registry fixture, restored from its saved exports; what it came to, as a line.</summary>
-    private static string RestoreRegistry(string stateDir)
+    private static string RestoreRegistry(string stateDir, Capture.IToolRunner tools)
     {
-        try { return Fixtures.RegistryFixture.RestoreFromLedger(stateDir, Capture.ToolRunner.Instance); }
+        try { return Fixtures.RegistryFixture.RestoreFromLedger(stateDir, tools); }
         catch (Exception e) when (e is IOException or System.Text.Json.JsonException or InvalidDataException)
         {
             return $"registry fixture {stateDir}: not restored: {e.Message}";
@@ -108,7 +108,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
     }
 
     /// <summary>The registry fixtures of dead Windows harnesses, restored from their saved exports.</summary>
-    private static Leftovers CleanWindows(string ledgerDir)
+    private static Leftovers CleanWindows(string ledgerDir, Capture.IToolRunner tools)
     {
         var registry = new List<string>();
         var ledgers = 0;
@@ -120,7 +120,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
             try { entries = File.ReadAllLines(ledger); }
             catch (IOException) { continue; }
             foreach (var (_, fields) in entries.Select(LedgerEntry.Parse).Where(e => e.Kind == "reg"))
-                if (fields is [var dir] && Directory.Exists(dir)) registry.Add(RestoreRegistry(dir));
+                if (fields is [var dir] && Directory.Exists(dir)) registry.Add(RestoreRegistry(dir, tools));
             if (TryDelete(ledger)) ledgers++;
         }
         return new Leftovers(0, 0, ledgers, 0, 0, 0, registry);

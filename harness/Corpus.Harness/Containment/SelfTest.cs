@@ -13,7 +13,7 @@ public static class SelfTest
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(15);
     private const string RegHolderKey = @"HKCU\Software\CorpusSelftest\Fixture";
 
-    public static async Task<int> RunAsync(string workDir)
+    public static async Task<int> RunAsync(string workDir, Capture.IToolRunner tools)
     {
         Directory.CreateDirectory(workDir);
         var wine = OperatingSystem.IsWindows() ? WindowsNative.WineVersion() : null;
@@ -150,11 +150,10 @@ public static class SelfTest
                 do line = await holder.StandardOutput.ReadLineAsync().WaitAsync(Patience * 3);
                 while (line is not null && line != "regholder-applied");
                 if (line is null) return (false, "the holder never applied its fixture: " + await holder.StandardOutput.ReadToEndAsync());
-                var tools = Capture.ToolRunner.Instance;
                 var applied = tools.Run("reg.exe", ["query", RegHolderKey, "/v", "Value"], Patience).Stdout.Contains("REG_BINARY");
                 holder.Kill();
                 holder.WaitForExit();
-                var left = Leftovers.Clean(Path.Combine(workDir, "ledger"));
+                var left = Leftovers.Clean(Path.Combine(workDir, "ledger"), tools);
                 var gone = tools.Run("reg.exe", ["query", RegHolderKey], Patience).ExitCode != 0;
                 tools.Run("reg.exe", ["delete", @"HKCU\Software\CorpusSelftest", "/f"], Patience);
                 return (applied && gone && left.Registry is [var one] && one.Contains("restored"),
@@ -166,7 +165,7 @@ public static class SelfTest
     }
 
     /// <summary>What a child of the selftest does; its exit code is the mode's.</summary>
-    public static async Task<int> ChildAsync(string mode, string workDir)
+    public static async Task<int> ChildAsync(string mode, string workDir, Capture.IToolRunner tools)
     {
         switch (mode)
         {
@@ -224,7 +223,7 @@ public static class SelfTest
                 // A long tool (sleep, standing for a gdb read) through ToolRunner; the test kills this harness meanwhile.
                 var length = Environment.GetEnvironmentVariable("CORPUS_SELFTEST_SLEEP") ?? "120";
                 Console.WriteLine("tool-starting");
-                Capture.ToolRunner.Instance.Run("sleep", [length], TimeSpan.FromMinutes(3));
+                tools.Run("sleep", [length], TimeSpan.FromMinutes(3));
                 return 0;
             }
             case "holder":
@@ -245,7 +244,7 @@ public static class SelfTest
                 File.WriteAllText(reg, "Windows Registry Editor Version 5.00\r\n\r\n[HKEY_CURRENT_USER\\Software\\CorpusSelftest\\Fixture]\r\n"
                                        + "\"Value\"=hex:00,69,00,6f\r\n");
                 Supervisor.UseLedger(Path.Combine(workDir, "ledger"));
-                Fixtures.RegistryFixture.Apply(new Fixtures.WindowsRegistry(Capture.ToolRunner.Instance), [reg], Path.Combine(workDir, "regholder-state"));
+                Fixtures.RegistryFixture.Apply(new Fixtures.WindowsRegistry(tools), [reg], Path.Combine(workDir, "regholder-state"));
                 Console.WriteLine("regholder-applied");
                 await Task.Delay(TimeSpan.FromMinutes(2));
                 return 0;

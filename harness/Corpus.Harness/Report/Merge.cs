@@ -13,7 +13,7 @@ namespace Corpus.Harness.Report;
 /// </summary>
 public static class MergeCommand
 {
-    internal static int Run(string root, Args args, TextWriter stdout)
+    internal static int Run(string root, Args args, TextWriter stdout, IToolRunner tools)
     {
         var names = args.List("runs");
         if (names.Count == 0) throw new UsageException("merge needs RUN…: the runs of every shard (run ids under artifacts/, or run folders)", "merge");
@@ -50,7 +50,7 @@ public static class MergeCommand
         SummaryWriter.Write(Path.Combine(runDir, "summary.json"), runId, cells, errors, seconds, root, provenance,
                             host: string.Join(", ", runs.Select(r => r.Host).Distinct()));
         SummaryWriter.WriteJUnit(Path.Combine(runDir, "junit.xml"), cells, errors);
-        new MarkdownReport(ToolRunner.Instance).Write(runDir, runId, cells, errors, seconds);
+        new MarkdownReport(tools).Write(runDir, runId, cells, errors, seconds);
         var artifacts = Path.Combine(root, "artifacts");
         if (Path.GetDirectoryName(runDir) == artifacts) RunOutputs.LinkLatest(artifacts, runId);
         stdout.WriteLine($"merged {runs.Count} runs ({string.Join(", ", runs.Select(r => r.RunId))}): {cells.Count} cells into "

@@ -108,7 +108,8 @@ public static class Bisect
 /// <summary>`corpus bisect`: one cell probed over an ordered list of subjects (make bisect).</summary>
 internal static class BisectCommand
 {
-    public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families, Subjects.SubjectKinds kinds)
+    public static async Task<int> RunAsync(string root, Args args, Signatures.SignatureFamilies families, Subjects.SubjectKinds kinds,
+                                          Capture.IToolRunner tools)
     {
         var names = args.List("subjects");
         string? repro = args.Get("repro"), caseId = args.Get("case"), variantId = args.Get("variant");
@@ -166,13 +167,12 @@ internal static class BisectCommand
             if (s.Validate(cs, kinds) is { } unrunnable) throw new InputException($"{s.Name} cannot run case {cs.Id}: {unrunnable.Reason}");
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
-        if (Containment.Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
+        if (Containment.Leftovers.Clean(ledgerDir, tools) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
         Containment.Supervisor.UseLedger(ledgerDir);
         using var signals = Containment.Interrupt.Register();
         var (runId, runDir) = Program.ClaimRunDir(Path.Combine(root, "artifacts"), args.Get("run-id"));
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
-        var tools = Capture.ToolRunner.Instance;
         var runner = new CellRunner(new RunOptions(root, runDir, args.Has("keep"), Progress, Env: args.Env()), new Builder(root, tools), tools, families, kinds);
         var cell = $"{m.Id}:{cs.Id}/{variant}";
         Console.WriteLine($"bisect {cell} over {string.Join(", ", names)}");

@@ -171,7 +171,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         // Captures that are runs of their own (the trace) come after the verdict, so no measured run is slowed by a tool.
         foreach (var capture in _families.Captures.Where(k => cs.Captures.Has(k.Key)))
             await capture.AfterVerdictAsync(new CaptureAfter(cs, subject, cell, runs, verdict.Outcome));
-        var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome };
+        var context = new EvidenceContext(cs, subject, cell, backend, runs, verdict.HitRun) { Outcome = verdict.Outcome, Tools = tools };
         // A clean cell meets only the checks that judge clean cells too (a trace's bound on a fixed subject).
         foreach (var check in _families.Evidence.Where(e => e.Applies(cs, subject) && (verdict.Outcome == Outcome.Reproduced || e.OnClean)))
         {

@@ -68,7 +68,7 @@ public static class Compare
     private static Dictionary<(string, string, string), PlannedCell> Side(Plan p) =>
         p.Cells.ToDictionary(c => (c.Entry.Manifest.Id, c.Case.Id, c.Variant));
 
-    internal static async Task<int> RunAsync(string root, Args args, SignatureFamilies families, Subjects.SubjectKinds kinds)
+    internal static async Task<int> RunAsync(string root, Args args, SignatureFamilies families, Subjects.SubjectKinds kinds, Capture.IToolRunner tools)
     {
         var baseName = args.Get("base") ?? throw new ArgumentException("compare needs --base SUBJECT (the build before the patch)");
         var newName = args.Get("new") ?? throw new ArgumentException("compare needs --new SUBJECT (the build after the patch)");
@@ -113,7 +113,7 @@ public static class Compare
         var errors = basePlan.Errors.Union(newPlan.Errors).ToList();
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
-        if (Leftovers.Clean(ledgerDir) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
+        if (Leftovers.Clean(ledgerDir, tools) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
         Supervisor.UseLedger(ledgerDir);
         using var signals = Interrupt.Register();
         var artifacts = Path.Combine(root, "artifacts");
@@ -122,7 +122,6 @@ public static class Compare
         Supervisor.Add(runEntry);
         var clock = Stopwatch.StartNew();
         void Progress(string msg) => Console.Error.WriteLine($"[{clock.Elapsed:mm\\:ss}] {msg}");
-        var tools = Capture.ToolRunner.Instance;
         var builder = new Builder(root, tools);
         // Round 1 in the run's folder as `corpus run` lays it out; later rounds in round<N>/ beside it.
         // Every cell keeps its artifacts until its comparison is known: a regression's evidence must not be pruned

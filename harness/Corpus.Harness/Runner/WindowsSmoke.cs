@@ -50,11 +50,12 @@ public static class WindowsSmoke
         return list;
     }
 
-    public static async Task<int> RunAsync(string root, string exe, Signatures.SignatureFamilies families, SubjectKinds kinds, Action<string> progress)
+    public static async Task<int> RunAsync(string root, string exe, Signatures.SignatureFamilies families, SubjectKinds kinds, Action<string> progress,
+                                           IToolRunner tools)
     {
         var clock = Stopwatch.StartNew();
         var expects = LoadExpectations(root);
-        if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress);
+        if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress, tools);
         if (!File.Exists(exe)) throw new InputException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
         var catalog = Catalog.Load(root, families, kinds);
         var wine = SubjectKinds.Provisioned(kinds.Resolve("wine", root), root);
@@ -64,7 +65,7 @@ public static class WindowsSmoke
         Directory.CreateDirectory(dir);
 
         // 1. The windows flavor, cross-built with mingw-w64: a Windows harness finds it up to date (same source hash).
-        var builder = new Builder(root, ToolRunner.Instance);
+        var builder = new Builder(root, tools);
         var windowsSubject = kinds.Resolve("windows", root);
         foreach (var (repro, cs) in expects.Select(e => (e.Repro, e.Case)).Distinct())
         {
@@ -92,7 +93,7 @@ public static class WindowsSmoke
         // The smoke's runs are its own: artifacts/latest stays the user's last run.
         var latest = new FileInfo(Path.Combine(root, "artifacts", "latest"));
         var latestBefore = latest.LinkTarget;
-        var linux = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", repros, "--case", cases, "--variant", variants,
+        var linux = tools.Run(self, [.. selfArgs, "run", "--root", root, "--repro", repros, "--case", cases, "--variant", variants,
                                                    "--subject", "wine,windows", "--run-id", linuxId], TimeSpan.FromMinutes(10));
         latest.Refresh();
         if (latest.LinkTarget is not null && latest.LinkTarget != latestBefore)
@@ -215,16 +216,16 @@ public static class WindowsSmoke
     /// On real Windows (ci/workflows/windows.yml): this harness's selftest, then the same cells on `windows`, built there
     /// with CMake, against the expectations' windowsOutcome.
     /// </summary>
-    private static int OnWindows(string root, IReadOnlyList<Expect> expects, Action<string> progress)
+    private static int OnWindows(string root, IReadOnlyList<Expect> expects, Action<string> progress, IToolRunner tools)
     {
         var self = Environment.ProcessPath!;
         IReadOnlyList<string> selfArgs = Path.GetFileNameWithoutExtension(self) == "dotnet" ? [typeof(WindowsSmoke).Assembly.Location] : [];
         var failures = new List<string>();
-        var selftest = ToolRunner.Instance.Run(self, [.. selfArgs, "selftest"], TimeSpan.FromMinutes(5));
+        var selftest = tools.Run(self, [.. selfArgs, "selftest"], TimeSpan.FromMinutes(5));
         Console.WriteLine(selftest.Stdout.TrimEnd());
         if (selftest.ExitCode != 0) failures.Add($"selftest: {selftest.Describe("selftest")}");
         var id = $"winsmoke-{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Environment.ProcessId}-windows";
-        var run = ToolRunner.Instance.Run(self, [.. selfArgs, "run", "--root", root, "--repro", string.Join(',', expects.Select(e => e.Repro).Distinct()),
+        var run = tools.Run(self, [.. selfArgs, "run", "--root", root, "--repro", string.Join(',', expects.Select(e => e.Repro).Distinct()),
                                                  "--case", string.Join(',', expects.Select(e => e.Case).Distinct()),
                                                  "--variant", string.Join(',', expects.Select(e => e.Variant).Distinct()),
                                                  "--subject", "windows", "--run-id", id], TimeSpan.FromMinutes(20));
@@ -250,7 +251,7 @@ public static class WindowsSmoke
                      ("pester-planted", ["ci/pester-planted.ps1", "-Run", id, "-Windows"]),
                  })
         {
-            var ps = ToolRunner.Instance.Run("dotnet", ["tool", "run", "pwsh", "-NoProfile", "-NonInteractive", "-File", .. script], TimeSpan.FromMinutes(10));
+            var ps = tools.Run("dotnet", ["tool", "run", "pwsh", "-NoProfile", "-NonInteractive", "-File", .. script], TimeSpan.FromMinutes(10));
             Console.WriteLine(ps.Stdout.TrimEnd());
             if (ps.ExitCode != 0) failures.Add($"{label}: {ps.Describe(label)}");
         }

@@ -9,6 +9,9 @@ namespace Corpus.Harness.Signatures;
 public sealed record EvidenceContext(CaseSpec Case, Subject Subject, CellResult Cell, ICaptureBackend Backend, IRunLauncher Runs,
                                      string? HitRun)
 {
+    /// <summary>The run's tool runner, for checks that read a capture with a tool (gdb over a core).</summary>
+    public IToolRunner Tools { get; init; } = ToolRunner.Instance;
+
     /// <summary>The family's outcome: reproduced, or clean for a check that judges clean cells (<see cref="IEvidenceCheck.OnClean"/>).</summary>
     public Outcome Outcome { get; init; } = Outcome.Reproduced;
 }

@@ -123,12 +123,12 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
             throw c.Error("a lostUpdate signature needs the crash capture with its core or its ringFile", "signature.lostUpdate");
     }
 
-    public Task<EvidenceResult> CheckAsync(EvidenceContext x) => Task.Run(() => Check(x.Case.Signature.Get<LostUpdateSpec>(Key)!, x.Cell, x.HitRun));
+    public Task<EvidenceResult> CheckAsync(EvidenceContext x) => Task.Run(() => Check(x.Case.Signature.Get<LostUpdateSpec>(Key)!, x.Cell, x.HitRun, x.Tools));
 
-    internal static EvidenceResult Check(LostUpdateSpec spec, CellResult cell, string? label)
+    internal static EvidenceResult Check(LostUpdateSpec spec, CellResult cell, string? label, IToolRunner tools)
     {
         const string key = "lostUpdate";
-        var why = Read(spec, cell, label, out var facts, out var ring);
+        var why = Read(spec, cell, label, tools, out var facts, out var ring);
         // Without a ring read the cell says nothing about the bug: an error; a ring read without the update is another failure.
         if (why is not null) return facts is null ? EvidenceResult.Broken(key, $"no event ring read: {why}") : EvidenceResult.Fail(key, $"no lost update proven: {why}");
         var first = facts!.Lost.First(l => spec.Matches(l) && (!spec.BeforeDelete || l.BeforeDelete));
@@ -142,7 +142,7 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
             new LostUpdateFacts(first.Object, first.Thread, first.Found, first.Wrote, first.BeforeDelete, all, ring!), $"lost update: {figure}");
     }
 
-    private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, out EventRingFacts? facts, out string? ring)
+    private static string? Read(LostUpdateSpec spec, CellResult cell, string? label, IToolRunner tools, out EventRingFacts? facts, out string? ring)
     {
         facts = null;
         ring = null;
@@ -159,8 +159,8 @@ public sealed class LostUpdateEvidence : IEvidenceCheck
         try
         {
             facts = core.Backend == "ring"
-                ? EventRingFacts.RunFile(ToolRunner.Instance, core.File, spec.Script)
-                : EventRingFacts.Run(ToolRunner.Instance, core.File, spec.Script);
+                ? EventRingFacts.RunFile(tools, core.File, spec.Script)
+                : EventRingFacts.Run(tools, core.File, spec.Script);
             ring = Path.Combine(Path.GetDirectoryName(core.File)!, "eventring.txt");
             File.WriteAllText(ring, facts.Text);
         }

@@ -44,7 +44,7 @@ public sealed partial class WineIsolation : IRegistryCell
                 throw new FixtureException($"the cell's shared Wine prefix did not come up: {err}");
             }
         }
-        return new WineRegistry(subject.Path, Path.Combine(SharedDir, "env"), Capture.ToolRunner.Instance);
+        return new WineRegistry(subject.Path, Path.Combine(SharedDir, "env"), tools);
     }
 
     private void StopShared()
