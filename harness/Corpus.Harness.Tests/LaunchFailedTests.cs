@@ -91,28 +91,11 @@ public sealed class LaunchFailedTests : IDisposable
     [Fact]
     public async Task ARunThatNeverReachedTheProgramIsAnErrorNamingTheStage()
     {
-        var dir = Path.Combine(_root, "repros", "launch");
-        Directory.CreateDirectory(Path.Combine(dir, "cpp"));
-        File.WriteAllText(Path.Combine(dir, "cpp", "CMakeLists.txt"), """
-            cmake_minimum_required(VERSION 3.16)
-            project(launch LANGUAGES CXX)
-            add_executable(launch launch.cpp)
-            """);
         // What a launcher prints when it gives up before the program: its stage, and an exit code of its own.
-        File.WriteAllText(Path.Combine(dir, "cpp", "launch.cpp"), """
+        var cell = await Run(Repro("""
             #include <cstdio>
             int main() { std::fputs("CORPUS-LAUNCH-FAILED planted: the program was never started\n", stderr); return 97; }
-            """);
-        File.WriteAllText(Path.Combine(dir, "repro.json"), """
-            { "id": "launch", "title": "t", "category": "crash", "references": ["r"], "languages": ["cpp"],
-              "subjects": ["linux"], "variants": ["bug"], "build": { "cmake": { "dir": "cpp" } },
-              "budget": { "timeoutSec": 20, "memoryMB": 256 },
-              "cases": [ { "id": "main", "program": "cmake:launch", "args": ["{variant}"], "signature": { "process": { "exit": "nonzero", "output": ["boom"] } } } ] }
-            """);
-        var m = Manifest.Load(Path.Combine(dir, "repro.json"));
-        var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
-                                    new Builder(_root, ToolRunner.Instance), ToolRunner.Instance);
-        var cell = await runner.RunAsync(m, m.Cases[0], "bug", SubjectKinds.Default.Resolve("linux", _root), null);
+            """));
         Assert.Equal(Outcome.Error, cell.Outcome);
         Assert.Equal("the run never reached the program: planted: the program was never started, 3 times (run: exit 97)", cell.Detail);
     }

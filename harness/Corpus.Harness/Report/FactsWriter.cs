@@ -65,7 +65,7 @@ public static class FactsWriter
             ["runs"] = c.Runs.Select(r => new
             {
                 label = r.Label, status = r.Status, wallSeconds = r.WallSeconds, peakMB = Math.Round(r.PeakBytes / 1048576.0, 1),
-                captureOnly = r.CaptureOnly, metrics = r.Metrics, containment = r.Containment, n = r.N,
+                captureOnly = r.CaptureOnly, exitedZero = r.ExitedZero, metrics = r.Metrics, containment = r.Containment, n = r.N,
             }),
             ["captures"] = c.Captures.Select(x => new
             {

@@ -129,8 +129,7 @@ public sealed class RunRecord
             {
                 CaptureOnly = r.GetProperty("captureOnly").GetBoolean(),
                 N = r.TryGetProperty("n", out var n) && n.ValueKind == JsonValueKind.Number ? n.GetInt64() : null,
-                // The record keeps the status as it reads; "exit 0" is the one a program that ended by itself with 0 gets.
-                ExitedZero = Str(r, "status") == "exit 0",
+                ExitedZero = r.GetProperty("exitedZero").GetBoolean(),
             });
         }
         foreach (var x in facts.GetProperty("captures").EnumerateArray())

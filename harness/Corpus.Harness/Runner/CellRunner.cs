@@ -114,7 +114,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"runs only on {string.Join(", ", cs.Platforms)}");
             return;
         }
-        if ((subject.Unavailable ?? subject.Kind.Provision(subject, options.Root)) is { } why)
+        subject = SubjectKinds.Provisioned(subject, options.Root);
+        if (subject.Unavailable is { } why)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"subject {subject.Name} unavailable: {why}");
             return;

@@ -110,7 +110,7 @@ public sealed class RunLauncher : IRunLauncher
             }
             var kept = KeepAttempt(workDir, label, attempt);
             var said = $"{label}: attempt {attempt} of {LaunchAttempts} never reached the program: {never} ({run.Status} in {run.WallSeconds:0.00} s"
-                       + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatchTail(run.Stderr)}")}; kept as {kept})";
+                       + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatch.Tail(run)}")}; kept as {kept})";
             _cell.AddLaunchRetry(said);
             Progress($"{_cell.Key} {said}");
             if (attempt == LaunchAttempts) throw new LaunchFailedException($"{never}, {LaunchAttempts} times", label, run.Status);
@@ -122,9 +122,6 @@ public sealed class RunLauncher : IRunLauncher
     private string? NotStarted(RunResult run) =>
         Case.StartMarker is { } marker && !run.TimedOut && !run.MemoryCapped && !run.Stdout.Contains(marker, StringComparison.Ordinal)
             ? $"it ended without the program's start line '{marker}'" : null;
-
-    private static string ProcessMatchTail(string text) =>
-        string.Join(" | ", text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).TakeLast(3));
 
     /// <summary>Renames the attempt's files (its folder, for a crash capture) so the next attempt starts clean.</summary>
     private string KeepAttempt(string workDir, string label, int attempt)
