@@ -20,7 +20,7 @@ internal abstract class FakeRunLauncher(CaseSpec cs) : IRunLauncher
     public virtual IReadOnlyDictionary<string, string> Env => new Dictionary<string, string>();
     public void Progress(string message) { }
     public void DeleteRun(RunResult run, string label) { }
-    public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
+    public virtual Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => throw new NotSupportedException();
 
     /// <summary>The run at size n (null for one-run families) with this label, its metrics and markers.</summary>
     protected abstract RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured);

@@ -20,8 +20,28 @@ public sealed class RoslynSignatureTests : IDisposable
 
     private static Signature Sig(string caseId) => Repro.Cases.Single(c => c.Id == caseId).Signature;
 
-    private static EvidenceResult Stacks(string caseId, CellResult cell) =>
-        new StacksEvidence().CheckAsync(new EvidenceContext(Repro.Cases.Single(c => c.Id == caseId), null!, cell, null!, null!, null)).Result;
+    private static EvidenceResult Stacks(string caseId, CellResult cell) => Stacks(caseId, cell, out _);
+
+    /// <summary>The stacks check, with the capture-only runs it asks for recorded (they capture nothing more here).</summary>
+    private static EvidenceResult Stacks(string caseId, CellResult cell, out IReadOnlyList<string> recaptures)
+    {
+        var cs = Repro.Cases.Single(c => c.Id == caseId);
+        var runs = new NothingCaptured(cs);
+        recaptures = runs.Asked;
+        return new StacksEvidence().CheckAsync(new EvidenceContext(cs, null!, cell, null!, runs, null)).Result;
+    }
+
+    private sealed class NothingCaptured(CaseSpec cs) : FakeRunLauncher(cs)
+    {
+        public readonly List<string> Asked = [];
+
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
+        {
+            Assert.True(untilCaptured);
+            Asked.Add(label);
+            return Exited(new RunResult(0, null, false, false, 1, 1, "", "", "o", "e", "cgroup", []));
+        }
+    }
 
     private static RunResult Run(bool timedOut, int? exit, string stdout, double seconds, Func<double, long> memory)
     {
@@ -132,9 +152,11 @@ public sealed class RoslynSignatureTests : IDisposable
         for (var i = 0; i < 2; i++)
             cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, $"snapshot-{i}.core"), 300L << 20, 1.5, 8.7,
                 [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])], null));
-        var found = Stacks("writeup", cell);
+        var found = Stacks("writeup", cell, out var recaptures);
         Assert.Equal(EvidenceStatus.Broken, found.Status);
         Assert.Contains("no stack snapshot carried a stack that could be walked (2 with threads, none with a named frame)", found.Detail);
+        // Taken again first, as often as the capture's retakes allow (CaptureRetakeTests runs them for real).
+        Assert.Equal(["recapture1", "recapture2"], recaptures);
         Assert.Equal(Outcome.Error, CellRunner.Compose(new Verdict(Outcome.Reproduced, "hung"), [found]).Item1);
     }
 

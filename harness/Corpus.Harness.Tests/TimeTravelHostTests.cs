@@ -94,6 +94,50 @@ public sealed class TimeTravelHostTests : IDisposable
     public void AWalkThatShowedNothingSaysWhyInGdbsOrTheScriptsWords(string stdout, string stderr, string why, bool hostCannot) =>
         Assert.Equal((why, hostCannot), TimeTravelEvidence.Why(stdout, stderr));
 
+    /// <summary>Recordings with the given outputs in turn (stdout, stderr), each in its own file.</summary>
+    private sealed class Recordings(CaseSpec cs, string dir, params (string Stdout, string Stderr)[] walks) : FakeRunLauncher(cs)
+    {
+        public int Made;
+
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured) => throw new NotSupportedException();
+
+        public override Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt)
+        {
+            var (stdout, stderr) = walks[Math.Min(Made++, walks.Length - 1)];
+            var file = Path.Combine(dir, $"gdb-{Made}.stdout");
+            File.WriteAllText(file, stdout);
+            return Task.FromResult((new RunResult(0, null, false, false, 1.5, 1, stdout, stderr, file, file + ".err", "cgroup", []), file));
+        }
+    }
+
+    private static async Task<(EvidenceResult Walk, int Made)> WalkWith(string dir, params (string, string)[] walks)
+    {
+        var cs = Manifest.Load(Path.Combine(RepoRoot, "repros", "refcount-lost-update", "repro.json")).Cases.Single(c => c.Id == "forced");
+        var runs = new Recordings(cs, dir, walks);
+        var cell = new CellResult { Key = new CellKey("refcount-lost-update", "forced", "bug", "linux"), Rerun = "", RecordDir = dir };
+        var walk = await new TimeTravelEvidence().CheckAsync(new EvidenceContext(cs, null!, cell, null!, runs, "run0000"));
+        return (walk, runs.Made);
+    }
+
+    [Fact]
+    public async Task AWalkThatShowedNothingIsRecordedAgainWithinItsRetakes()
+    {
+        var nothing = ("| recording\n| no crash within 2000 rounds of 200 instructions per thread\n", "");
+        var (walk, made) = await WalkWith(_dir, nothing, ("| recording\n| LOST UPDATE: the exchange wrote back 2 over 1\n", ""));
+        Assert.Equal(EvidenceStatus.Holds, walk.Status);
+        Assert.Equal((2, 2), (made, Assert.IsType<TimeTravelFacts>(walk.Facts).Attempts));
+
+        // Still nothing after the retakes: an error that says how many recordings and why, never a verdict.
+        (walk, made) = await WalkWith(_dir, nothing);
+        Assert.Equal(EvidenceStatus.Broken, walk.Status);
+        Assert.Equal(1 + TimedCapture.DefaultRetakes, made);
+        Assert.Contains($"in {made} recordings: the walk's last line: no crash within 2000 rounds", walk.Detail);
+
+        // A host that cannot replay is not asked again.
+        (walk, made) = await WalkWith(_dir, ("", "gdb.error: Couldn't write extended state status: Bad address\n"));
+        Assert.Equal((EvidenceStatus.Unavailable, 1), (walk.Status, made));
+    }
+
     [Fact]
     public void AnUnavailableCaptureIsShownAndLeavesTheOutcome()
     {

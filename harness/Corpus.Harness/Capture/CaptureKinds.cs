@@ -81,6 +81,12 @@ public sealed class TraceCaptureKind : ICaptureKind
             n = x.Cell.RunsNow().Where(r => !r.CaptureOnly && r.N is not null && r.ExitedZero).Select(r => r.N).Max();
         if (trace.SizeIsLargestFinished && n is null)
             x.Cell.AddCaptureError($"trace: no size of the sweep finished, so none could be traced ('capture.trace.size': '{TraceCapture.LargestFinished}')");
-        else await x.Runs.TraceAsync(trace, n);
+        else
+        {
+            // A traced run that could not be taken or read (the tool lost its connection, the host dropped its records)
+            // says nothing about the bug: it is taken again, at most the capture's retakes times.
+            for (var attempt = 1; attempt <= 1 + trace.Retakes; attempt++)
+                if (await x.Runs.TraceAsync(trace, n, attempt) is not { Error: not null }) break;
+        }
     }
 }

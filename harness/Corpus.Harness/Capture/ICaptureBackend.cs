@@ -7,6 +7,9 @@ public sealed record ThreadStack(string Thread, IReadOnlyList<string> Frames)
 {
     /// <summary>The thread whose fault or abort a crash capture holds.</summary>
     public bool Crashing { get; init; }
+
+    /// <summary>At least one named frame: the unwinder got somewhere (ClrMD gives a lone "[Managed] 0x0" when it did not).</summary>
+    public bool Walked => Frames.Any(f => !f.StartsWith("[Managed] 0x", StringComparison.Ordinal) && !f.StartsWith("[Runtime] ", StringComparison.Ordinal));
 }
 
 /// <summary>One capture: what was written, how big it is and how long it took.</summary>
@@ -19,6 +22,13 @@ public sealed record CaptureRecord(string Backend, string File, long Bytes, doub
 
     /// <summary>The file was deleted after it was read: over the cap for kept cores (the note says so).</summary>
     public bool DeletedOverCap { get; init; }
+
+    /// <summary>
+    /// Why this snapshot came out short, or null: it has threads, and none of them could be walked, so it says nothing
+    /// about where the program was. A capture that can still be taken again is (<see cref="TimedCapture.Retakes"/>).
+    /// </summary>
+    public string? Short => Threads.Count > 0 && !Threads.Any(t => t.Walked)
+        ? $"none of its {Threads.Count} threads carried a stack that could be walked" : null;
 }
 
 /// <summary>

@@ -26,16 +26,18 @@ public sealed record CrashCapture(bool Core, bool Freelog, string? RingFile = nu
 /// in the repro's folder, records the failing run and walks back through its history; its output must show Shows.
 /// Subjects: where gdb can record the program (not every build decodes under record full).
 /// </summary>
-public sealed record TimeTravelCapture(string Script, string Shows, IReadOnlyList<string> Subjects)
+/// <param name="Retakes">A walk that showed nothing, for no reason of the host's, is recorded again this many times at most.</param>
+public sealed record TimeTravelCapture(string Script, string Shows, IReadOnlyList<string> Subjects, int Retakes = TimedCapture.DefaultRetakes)
 {
     public static TimeTravelCapture Read(Fields f, string dir)
     {
-        f.AllowOnly("script", "shows", "subjects");
+        f.AllowOnly("script", "shows", "subjects", "retakes");
         var script = f.String("script");
         var full = Path.GetFullPath(Path.Combine(dir, script));
         if (!full.StartsWith(dir + Path.DirectorySeparatorChar) || !System.IO.File.Exists(full))
             throw f.Error($"'{script}' is not a file in the repro's folder", "script");
-        return new TimeTravelCapture(full, f.RegexOr("shows", required: true)!, f.NameList("subjects"));
+        return new TimeTravelCapture(full, f.RegexOr("shows", required: true)!, f.NameList("subjects"),
+                                     f.IntOr("retakes", TimedCapture.DefaultRetakes, min: 0, max: 10)!.Value);
     }
 }
 
@@ -43,17 +45,22 @@ public sealed record TimeTravelCapture(string Script, string Shows, IReadOnlyLis
 /// <param name="Core">After the series, one native core of the process with Debian's procdump (for gdb).</param>
 /// <param name="MemoryMB">procdump -M: the first snapshot waits until the run's memory reaches this, at most delaySec
 /// after the marker (a run that spins without allocating is still captured).</param>
+/// <param name="Retakes">When every snapshot of a run came out short (<see cref="Capture.CaptureRecord.Short"/>), at most
+/// this many more are taken, an interval apart, while the run lives; and a capture-only run is started again as often.</param>
 public sealed record TimedCapture(string Marker, double DelaySec, double IntervalSec, int Count, bool Heap, bool Core = false,
-                                  int? MemoryMB = null)
+                                  int? MemoryMB = null, int Retakes = TimedCapture.DefaultRetakes)
 {
+    public const int DefaultRetakes = 2;
+
     public static TimedCapture Read(Fields f)
     {
-        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core", "memoryMB");
+        f.AllowOnly("marker", "delaySec", "intervalSec", "count", "heap", "core", "memoryMB", "retakes");
         // The marker is matched literally (line.Contains), so any text is fine.
         return new TimedCapture(f.String("marker"), f.NumberOr("delaySec", 0, min: 0, max: 3600)!.Value,
                                 f.NumberOr("intervalSec", 1, min: 0, above: true, max: 3600)!.Value,
                                 f.IntOr("count", 3, min: 1, max: 100)!.Value,
-                                f.BoolOr("heap", false), f.BoolOr("core", false), f.IntOr("memoryMB", null, min: 16, max: 1048576));
+                                f.BoolOr("heap", false), f.BoolOr("core", false), f.IntOr("memoryMB", null, min: 16, max: 1048576),
+                                f.IntOr("retakes", DefaultRetakes, min: 0, max: 10)!.Value);
     }
 }
 
@@ -75,6 +82,9 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
     /// <summary>The registered trace analysers this case switches on (<see cref="Capture.Traces.ITraceAnalyser"/>).</summary>
     public IReadOnlyList<string> Analysers { get; init; } = [];
 
+    /// <summary>How often a traced run that could not be taken or read is started again.</summary>
+    public int Retakes { get; init; } = TimedCapture.DefaultRetakes;
+
     public const string Cpu = "cpu", Alloc = "alloc", Faults = "faults", Api = "api";
     public static readonly IReadOnlyDictionary<string, string> Kinds =
         new Dictionary<string, string> { [Cpu] = Cpu, [Alloc] = Alloc, [Faults] = Faults, [Api] = Api };
@@ -88,7 +98,7 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
 
     public static TraceCapture Read(Fields f)
     {
-        f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec", "analysers");
+        f.AllowOnly("kind", "subjects", "size", "frequencyHz", "channels", "events", "syscalls", "timeoutSec", "analysers", "retakes");
         // "largest-finished": the largest size of the sweep whose run finished (exit 0), decided by the cell's own runs:
         // a compiler that hangs at 16 levels is traced at 14, one that hangs at 20 at 18.
         var largest = f.IsString("size");
@@ -102,7 +112,10 @@ public sealed partial record TraceCapture(string Kind, IReadOnlyList<string> Sub
                                     f.Strings("events", required: false, nonEmpty: false),
                                     f.Strings("syscalls", required: false, nonEmpty: false),
                                     f.IntOr("timeoutSec", null, min: 1, max: 86400))
-                   { SizeIsLargestFinished = largest, Analysers = f.Strings("analysers", required: false, nonEmpty: false) };
+                   {
+                       SizeIsLargestFinished = largest, Analysers = f.Strings("analysers", required: false, nonEmpty: false),
+                       Retakes = f.IntOr("retakes", TimedCapture.DefaultRetakes, min: 0, max: 10)!.Value,
+                   };
         // They end up on a command line (WINEDEBUG=…, perf -e …): plain names only.
         for (var i = 0; i < spec.Channels.Count; i++)
             if (!Channel().IsMatch(spec.Channels[i]))

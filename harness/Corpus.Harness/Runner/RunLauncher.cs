@@ -78,7 +78,7 @@ public sealed class RunLauncher : IRunLauncher
                                         bool untilCaptured = false) =>
         RunAsync(n, label, timed, alongside, exited, untilCaptured);
 
-    public Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n) => _traced.RunAsync(trace, n);
+    public Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n, int attempt = 1) => _traced.RunAsync(trace, n, attempt);
 
     public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => _timeTravel.RunAsync(tt);
 

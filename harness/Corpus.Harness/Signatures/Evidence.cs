@@ -27,7 +27,32 @@ public sealed class StacksEvidence : IEvidenceCheck
     public string Key => "stacks";
     public object ReadSpec(Fields f) => StacksSpec.Read(f);
 
-    public Task<EvidenceResult> CheckAsync(EvidenceContext x)
+    public async Task<EvidenceResult> CheckAsync(EvidenceContext x)
+    {
+        await RecaptureAsync(x);
+        return Judge(x);
+    }
+
+    /// <summary>
+    /// Snapshots that came out short say nothing about the bug: while none carried a walked stack, the run they came from
+    /// is started again as a capture-only run (its size, the same timed capture), at most the capture's retakes times.
+    /// </summary>
+    private static async Task RecaptureAsync(EvidenceContext x)
+    {
+        if (x.Case.Timed is not { } timed) return;
+        var cell = x.Cell;
+        for (var again = 1; again <= timed.Retakes; again++)
+        {
+            var captures = cell.CapturesNow();
+            if (captures.Count == 0 || captures.Any(c => c.Threads.Any(t => t.Walked))) return;
+            var from = captures[^1].Run;
+            var n = cell.RunsNow().LastOrDefault(r => r.Label == from)?.N;
+            x.Runs.Progress($"{cell.Key} recapture {again} of {timed.Retakes}: the {captures.Count} snapshots so far came out short");
+            await x.Runs.ExecuteAsync(n, $"recapture{again}{(n is null ? "" : $"-n{n}")}", timed, untilCaptured: true);
+        }
+    }
+
+    private EvidenceResult Judge(EvidenceContext x)
     {
         var spec = x.Case.Signature.Get<StacksSpec>(Key)!;
         var cell = x.Cell;
@@ -35,29 +60,25 @@ public sealed class StacksEvidence : IEvidenceCheck
         var captures = cell.CapturesNow();
         var hits = captures.SelectMany(c => c.Threads.Select(t => (c, t))).Where(h => h.t.Frames.Any(f => re.IsMatch(f))).ToList();
         // A snapshot whose threads could not be unwound (ClrMD's lone "[Managed] 0x0") carries no stack to judge.
-        var withStacks = captures.Count(c => c.Threads.Any(Walked));
+        var withStacks = captures.Count(c => c.Threads.Any(t => t.Walked));
         var hitSnapshots = hits.Select(h => h.c).Distinct().Count();
         var figure = $"stacks {hitSnapshots}/{withStacks} snapshots";
         if (hits.Count > 0)
         {
             var (c, t) = hits[0];
             var top = t.Frames.Take(6).ToList();
-            return Task.FromResult(EvidenceResult.Hold(Key, $"snapshot {Path.GetFileName(c.File)} shows /{spec.Frame}/ on thread '{t.Thread}'",
-                new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top, t.Frames.First(f => re.IsMatch(f))), figure));
+            return EvidenceResult.Hold(Key, $"snapshot {Path.GetFileName(c.File)} shows /{spec.Frame}/ on thread '{t.Thread}'",
+                new StacksFacts(spec.Frame, withStacks, hitSnapshots, c.File, t.Thread, top, t.Frames.First(f => re.IsMatch(f))), figure);
         }
         var facts = new StacksFacts(spec.Frame, withStacks, 0, null, null, []);
         // No stacks to read says nothing about the bug: the capture broke or never ran, and the cell is an error naming why.
         if (withStacks == 0)
-            return Task.FromResult(EvidenceResult.Broken(Key, captures.Count == 0
+            return EvidenceResult.Broken(Key, captures.Count == 0
                 ? $"no stack snapshot was taken ({string.Join("; ", cell.CaptureErrorsNow())})"
                 : $"no stack snapshot carried a stack that could be walked ({captures.Count(c => c.Threads.Count > 0)} with threads, "
-                  + $"none with a named frame){(cell.CaptureErrorsNow() is { Count: > 0 } errors ? $"; {string.Join("; ", errors)}" : "")}", facts, figure));
-        return Task.FromResult(EvidenceResult.Fail(Key, $"no snapshot shows /{spec.Frame}/", facts, figure));
+                  + $"none with a named frame){(cell.CaptureErrorsNow() is { Count: > 0 } errors ? $"; {string.Join("; ", errors)}" : "")}", facts, figure);
+        return EvidenceResult.Fail(Key, $"no snapshot shows /{spec.Frame}/", facts, figure);
     }
-
-    /// <summary>A thread with at least one named frame: the unwinder got somewhere.</summary>
-    internal static bool Walked(ThreadStack t) =>
-        t.Frames.Any(f => !f.StartsWith("[Managed] 0x", StringComparison.Ordinal) && !f.StartsWith("[Runtime] ", StringComparison.Ordinal));
 }
 
 /// <summary>Dump facts: a heap capture must hold exactly this many live instances of a type.</summary>

@@ -150,7 +150,8 @@ public interface IRunLauncher
     /// (<see cref="CellResult.Trace"/>) and recorded with its cost (<see cref="CellResult.Traces"/>). Null when no
     /// trace was taken (the reason is a capture error). The runner calls it after the family's verdict.
     /// </summary>
-    Task<Capture.Traces.TraceRecord?> TraceAsync(TraceCapture trace, long? n) => Task.FromResult<Capture.Traces.TraceRecord?>(null);
+    /// <param name="attempt">1 for the first traced run; a retake of one that came out short keeps the earlier ones' files.</param>
+    Task<Capture.Traces.TraceRecord?> TraceAsync(TraceCapture trace, long? n, int attempt = 1) => Task.FromResult<Capture.Traces.TraceRecord?>(null);
 
     /// <summary>
     /// The case's native program once more under gdb's process record (the time-travel capture), its output in

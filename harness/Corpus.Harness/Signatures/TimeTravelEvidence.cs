@@ -1,5 +1,6 @@
 using System.Text.RegularExpressions;
 using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
 using Corpus.Harness.Runner;
@@ -8,8 +9,9 @@ namespace Corpus.Harness.Signatures;
 
 /// <param name="Failure">Why the walk did not show the pattern, in gdb's or the script's own words; null when it did.</param>
 /// <param name="Xstate">The xstate shim's line: the kernel's XSAVE size, gdb's, and the writes it completed.</param>
+/// <param name="Attempts">Recordings made: a walk that showed nothing, for no reason of the host's, is recorded again.</param>
 public sealed record TimeTravelFacts(string Shows, string? Shown, string Output, double Seconds, string Status,
-                                     string? Failure = null, string? Xstate = null);
+                                     string? Failure = null, string? Xstate = null, int Attempts = 1);
 
 /// <summary>
 /// Time travel (the TTD counterpart): after a reproduction, the native program once more under gdb's `record full`,
@@ -17,7 +19,8 @@ public sealed record TimeTravelFacts(string Shows, string? Shown, string Output,
 /// - Shown: the evidence holds.
 /// - gdb says this host cannot replay (<see cref="HostCannotReplay"/>): the capture is unavailable here, with gdb's
 ///   message in the detail; it is not part of the signature, so the verdict rests on the signature's own evidence.
-/// - Anything else: the capture broke, an error quoting gdb's or the script's last words, never a verdict.
+/// - Anything else: recorded again, at most the capture's retakes times; then the capture broke, an error quoting
+///   gdb's or the script's last words, never a verdict.
 /// </summary>
 public sealed class TimeTravelEvidence : IEvidenceCheck
 {
@@ -38,12 +41,22 @@ public sealed class TimeTravelEvidence : IEvidenceCheck
     public async Task<EvidenceResult> CheckAsync(EvidenceContext x)
     {
         var tt = x.Case.TimeTravel!;
-        var (run, stdout) = await x.Runs.RecordAsync(tt);
-        var shown = run.Stdout.Split('\n').FirstOrDefault(l => Regex.IsMatch(l, tt.Shows))?.TrimStart('|', ' ');
+        RunResult run;
+        string stdout;
+        string? shown;
+        string? failure;
+        bool hostCannot;
+        var attempt = 0;
+        do
+        {
+            attempt++;
+            (run, stdout) = await x.Runs.RecordAsync(tt);
+            shown = run.Stdout.Split('\n').FirstOrDefault(l => Regex.IsMatch(l, tt.Shows))?.TrimStart('|', ' ');
+            (failure, hostCannot) = shown is null ? Why(run.Stdout, run.Stderr) : (null, false);
+        } while (shown is null && !hostCannot && attempt <= tt.Retakes);
         var xstateFile = Path.Combine(Path.GetDirectoryName(stdout)!, Runner.Phases.TimeTravelRun.XstateReportFile);
         var xstate = File.Exists(xstateFile) ? File.ReadAllText(xstateFile).Trim() : null;
-        var (failure, hostCannot) = shown is null ? Why(run.Stdout, run.Stderr) : (null, false);
-        var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status, failure, xstate);
+        var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status, failure, xstate, attempt);
         var where = Path.GetRelativePath(x.Cell.RecordDir ?? Path.GetDirectoryName(stdout)!, run.StderrFile);
         x.Cell.AddCapture(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
                                             shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" });
@@ -54,7 +67,8 @@ public sealed class TimeTravelEvidence : IEvidenceCheck
                 $"time travel unavailable on this host: {failure} ({where}); the verdict rests on the signature alone")
                 { Facts = facts, KeyFigures = ["no time travel on this host"] };
         return EvidenceResult.Broken(Key,
-            $"the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/: {failure} ({where})", facts);
+            $"the time-travel walk ({run.Status}, {run.WallSeconds:0.0} s) did not show /{tt.Shows}/"
+            + $"{(attempt > 1 ? $" in {attempt} recordings" : "")}: {failure} ({where})", facts);
     }
 
     /// <summary>

@@ -21,6 +21,9 @@ public sealed class TimeTravelRun(RunLauncher runs, string root, CellResult cell
     {
         var launch = runs.Command(null);
         var work = Path.Combine(runs.Dir, "time-travel");
+        // A recording made again keeps the earlier one beside it.
+        for (var i = 1; Directory.Exists(work); i++)
+            if (!Directory.Exists($"{work}.attempt{i}")) Directory.Move(work, $"{work}.attempt{i}");
         Directory.CreateDirectory(work);
         var script = Path.Combine(work, Path.GetFileName(tt.Script));
         File.Copy(tt.Script, script, overwrite: true);

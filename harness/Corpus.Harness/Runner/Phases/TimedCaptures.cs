@@ -7,7 +7,8 @@ namespace Corpus.Harness.Runner.Phases;
 /// <summary>
 /// The capture phase beside a run (capture.timed): procdump -s/-n semantics. After the marker and a delay, snapshots an
 /// interval apart while the target lives, then a core if asked. Every snapshot the manifest asked for and that was not
-/// taken is a capture error, with the reason. Snapshot files are numbered across the cell's runs, so a sweep that
+/// taken is a capture error, with the reason. When every snapshot came out short (no thread could be walked), more are
+/// taken while the run lives, up to the capture's retakes. Snapshot files are numbered across the cell's runs, so a sweep that
 /// captures in several runs keeps each.
 /// </summary>
 public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToolRunner tools, string dir)
@@ -60,19 +61,27 @@ public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToo
         }
         else await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
         Directory.CreateDirectory(captures);
-        var taken = 0;
-        for (var i = 0; i < timed.Count && !p.HasExited; i++)
+        var (taken, walked, retakes) = (0, 0, 0);
+        // The count asked for, then retakes while every snapshot so far came out short and the run lives.
+        for (var i = 0; !p.HasExited && (i < timed.Count || (walked == 0 && taken > 0 && retakes < timed.Retakes)); i++)
         {
             if (i > 0 && await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.IntervalSec)), exited) == exited) break;
+            var retake = i >= timed.Count;
+            if (retake) retakes++;
             try
             {
                 var record = await backend.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None);
-                if (i == 0 && how is not null) record = record with { Note = record.Note is null ? how : $"{how}; {record.Note}" };
-                cell.AddCapture(record with { Run = label });
+                var note = string.Join("; ", new[] { i == 0 ? how : null,
+                                                     retake ? $"retake {retakes} of {timed.Retakes}: the {taken} before came out short" : null,
+                                                     record.Short is { } shortBy ? $"short: {shortBy}" : null, record.Note }.OfType<string>());
+                cell.AddCapture(record with { Run = label, Note = note.Length == 0 ? null : note });
                 taken++;
+                if (record.Short is null) walked++;
             }
             catch (Exception e) { Missed($"snapshot {i}: {e.Message}"); }
         }
+        if (taken > 0 && walked == 0 && retakes > 0)
+            Missed($"all {taken} snapshots came out short ({retakes} of them retakes): none carried a stack that could be walked");
         if (taken < timed.Count && p.HasExited)
             Missed($"{taken} of {timed.Count} snapshots taken: the process ended {p.Elapsed - markerAt:0.00} s after the marker "
                    + $"(delay {timed.DelaySec} s, interval {timed.IntervalSec} s)");

@@ -29,9 +29,9 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
         return under.Length + SocketNameRoom <= 107 || OperatingSystem.IsWindows() ? under : Path.Combine("/tmp", name);
     }
 
-    public async Task<TraceRecord?> RunAsync(TraceCapture trace, long? n)
+    public async Task<TraceRecord?> RunAsync(TraceCapture trace, long? n, int attempt = 1)
     {
-        var label = n is null ? "trace" : $"trace-n{n}";
+        var label = (n is null ? "trace" : $"trace-n{n}") + (attempt == 1 ? "" : $"-retake{attempt - 1}");
         var subject = runs.Subject;
         var backend = subject.Kind.TraceBackend(subject, trace, new CaptureContext(tools, root, false));
         TraceRecord Failed(string why, double wall = 0)
@@ -41,8 +41,14 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
             cell.AddTrace(failed);
             return failed;
         }
-        if (backend.Unavailable is { } unavailable) return Failed(unavailable);
+        if (backend.Unavailable is { } unavailable)
+        {
+            Failed(unavailable);
+            return null;   // nothing to take again
+        }
         var work = Path.Combine(runs.Dir, "trace");
+        // A retake keeps the trace that came out short beside it.
+        if (attempt > 1 && Directory.Exists(work)) Directory.Move(work, $"{work}.attempt{attempt - 1}");
         var tmp = Path.Combine(work, "tmp");
         // A Unix socket's path has at most 107 bytes: the runtime's and dotnet-trace's sockets (about 50 bytes of name)
         // in a deep cell folder would not fit, so such a cell's private tmp is a short one under the harness's TMPDIR.

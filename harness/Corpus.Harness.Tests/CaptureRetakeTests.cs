@@ -1,0 +1,126 @@
+using Corpus.Harness.Capture;
+using Corpus.Harness.Containment;
+using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
+using Corpus.Harness.Signatures;
+using Corpus.Harness.Subjects;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>
+/// Issue 35, item 2: a snapshot that came out short (ClrMD unwound no thread: a lone "[Managed] 0x0", as roslyn:4.8.0's
+/// dumps did in a CI gate) is taken again within the capture's retakes, in the run while it lives and then in a
+/// capture-only run; one that stays short is a capture error saying what was seen, never a verdict. Real processes
+/// through the real runner; only the snapshot backend is planted.
+/// </summary>
+public sealed class CaptureRetakeTests : IDisposable
+{
+    private readonly string _root = Directory.CreateTempSubdirectory("corpus-retake-").FullName;
+
+    public void Dispose() => Directory.Delete(_root, recursive: true);
+
+    /// <summary>Gives <paramref name="shortFirst"/> snapshots whose only stacks could not be walked, then walked ones.</summary>
+    private sealed class PlantedSnapshots(int shortFirst) : ICaptureBackend
+    {
+        public int Taken;
+        public string Name => "planted";
+        public string? Unavailable => null;
+
+        public Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
+        {
+            var file = Path.Combine(dir, $"snapshot-{index}.txt");
+            File.WriteAllText(file, "planted\n");
+            IReadOnlyList<ThreadStack> threads = Interlocked.Increment(ref Taken) <= shortFirst
+                ? [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])]
+                : [new ThreadStack("managed 1", ["Prog.Work()", "Prog.Main()"])];
+            return Task.FromResult(new CaptureRecord(Name, file, 8, 0.01, target.Elapsed, threads));
+        }
+    }
+
+    private sealed class ShellKind(ICaptureBackend snapshots) : ISubjectKind
+    {
+        public string Name => "shell";
+        public IReadOnlyList<string> BuiltIns => ["shell"];
+        public IReadOnlyList<string> UserPrefixes => [];
+        public string UserPathMeaning => "a POSIX shell";
+        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
+        public Subject Resolve(string spec, string? userPath, string root) => new(spec, this, "/bin/sh", "1", null);
+        public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new CopyScript();
+        public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) => new(s.Path, [program, .. args], options.Env);
+        public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
+        public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => snapshots;
+        public string CrashExecutable(Subject s, string program) => s.Path;
+        public string Describe(Subject s) => "shell /bin/sh";
+    }
+
+    private sealed class CopyScript : BuildRecipe
+    {
+        public override string Flavor => "script";
+        public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, "prog.sh");
+        public override string? Missing(Manifest m) => null;
+        public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
+        {
+            File.Copy(Path.Combine(m.Dir, "src", "prog.sh"), program, overwrite: true);
+            return new ToolResult(0, "", "", 0, false);
+        }
+    }
+
+    /// <summary>A program that prints its marker and holds 1.2 s: room for the count and one retake, not two.</summary>
+    private async Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst)
+    {
+        var dir = Path.Combine(_root, "repros", "retake");
+        Directory.CreateDirectory(Path.Combine(dir, "src"));
+        File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), "echo 'REPRO-REACHED go'\nsleep 1.2\necho REPRO-DONE\n");
+        File.WriteAllText(Path.Combine(dir, "repro.json"), """
+            { "id": "retake", "title": "t", "category": "hang", "references": ["r"], "languages": ["sh"],
+              "subjects": ["shell"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
+              "budget": { "timeoutSec": 20, "memoryMB": 256 },
+              "cases": [ { "id": "main", "args": ["{variant}"],
+                           "signature": { "process": { "exit": "zero", "output": ["REPRO-DONE"] }, "stacks": { "frame": "Prog\\.Work" } },
+                           "capture": { "timed": { "marker": "REPRO-REACHED go", "delaySec": 0.1, "intervalSec": 0.4, "count": 2, "retakes": 2 } } } ] }
+            """);
+        var backend = new PlantedSnapshots(shortFirst);
+        var kinds = SubjectKinds.Default.With(new ShellKind(backend));
+        var m = Manifest.Load(Path.Combine(dir, "repro.json"), null, kinds);
+        var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
+                                    new Builder(_root, ToolRunner.Instance), ToolRunner.Instance, null, kinds);
+        return (await runner.RunAsync(m, m.Cases[0], "bug", kinds.Resolve("shell", _root), null), backend);
+    }
+
+    [Fact]
+    public async Task ShortSnapshotsAreRetakenWhileTheRunLives()
+    {
+        var (cell, _) = await RunAsync(shortFirst: 2);
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        var captures = cell.CapturesNow();
+        Assert.All(captures, c => Assert.Equal("run", c.Run));
+        Assert.Equal(3, captures.Count);
+        Assert.Contains("short: none of its 2 threads carried a stack that could be walked", captures[0].Note);
+        Assert.Contains("retake 1 of 2: the 2 before came out short", captures[2].Note);
+        Assert.Null(captures[2].Short);
+        Assert.DoesNotContain(cell.Runs, r => r.Label.StartsWith("recapture"));
+    }
+
+    [Fact]
+    public async Task WhenTheRunEndsFirstACaptureOnlyRunTakesThemAgain()
+    {
+        // The run holds 1.2 s: two snapshots and one retake fit, all short; the capture-only run's first is walked.
+        var (cell, backend) = await RunAsync(shortFirst: 3);
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        Assert.Contains(cell.Runs, r => r.Label == "recapture1" && r.CaptureOnly);
+        Assert.Contains(cell.CapturesNow(), c => c.Run == "recapture1" && c.Short is null);
+        Assert.Contains("shows /Prog\\.Work/", cell.Detail);
+        Assert.True(backend.Taken >= 4);
+    }
+
+    [Fact]
+    public async Task SnapshotsThatStayShortAreACaptureErrorThatSaysWhatWasSeen()
+    {
+        var (cell, _) = await RunAsync(shortFirst: int.MaxValue);
+        Assert.Equal(Outcome.Error, cell.Outcome);
+        Assert.Contains("no stack snapshot carried a stack that could be walked", cell.Detail);
+        Assert.Contains("came out short", cell.Detail);
+        // The run, then a capture-only run per retake; never a verdict about the bug.
+        Assert.Equal(["run", "recapture1", "recapture2"], cell.Runs.Select(r => r.Label).ToArray());
+    }
+}
