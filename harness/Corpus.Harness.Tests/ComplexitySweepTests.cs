@@ -48,10 +48,13 @@ public class ComplexitySweepTests
     [Fact]
     public async Task AStretchOfHostLoadDoesNotBendALinearSweep()
     {
-        // The last six runs at three times their time. Size after size, they would be every run of 200K and 400K:
-        // median pair slope 1.66, neither clean nor the bug. In rounds, each size keeps an undisturbed run.
-        var (cell, _) = await Sweep(3, (n, i) => n * 1e-6 * (i >= 6 ? 3 : 1));
+        // Six runs at three times their time. Size after size, they would be every run of 200K and 400K: median pair
+        // slope 1.66, neither clean nor the bug. In rounds, each size keeps an undisturbed run; 200K and 400K have only
+        // one, so their points are not sure until a round after the stretch gives each a second.
+        var (cell, runs) = await Sweep(3, (n, i) => n * 1e-6 * (i is >= 6 and < 12 ? 3 : 1));
         Assert.Equal(Outcome.Clean, cell.Outcome);
+        Assert.Equal(2, ((ComplexityFacts)cell.Verdict!.Facts!).Decision!.Rounds);
+        Assert.Equal(16, runs.Labels.Count);
         Assert.Equal(1.0, ((ComplexityFacts)cell.Verdict!.Facts!).Slope!.Value, 6);
     }
 
@@ -64,9 +67,39 @@ public class ComplexitySweepTests
     }
 
     [Fact]
-    public async Task LongRunsAreNotRepeated()
+    public async Task LongRunsRunTwiceOnly()
     {
         var (_, runs) = await Sweep(0, (n, _) => n * 1e-6);
-        Assert.Equal(4, runs.Labels.Count);
+        Assert.Equal(8, runs.Labels.Count);
+    }
+
+    [Fact]
+    public async Task AFirstLookThatStraddlesABoundMeasuresAnotherRoundAndDecides()
+    {
+        // Two runs each (long runs): the first 400K run is disturbed ×1.6, so the fastest 400K is backed by one run and
+        // the interval reaches over 1.3; a third round gives 400K a second undisturbed run, and it decides.
+        var (cell, runs) = await Sweep(0, (n, i) => n * 1e-6 * (i == 3 ? 1.6 : 1));
+        Assert.Equal(Outcome.Clean, cell.Outcome);
+        var d = ((ComplexityFacts)cell.Verdict!.Facts!).Decision!;
+        Assert.Equal(2, d.Rounds);
+        Assert.Equal("clean", d.Placement);
+        Assert.Equal(12, runs.Labels.Count);
+        Assert.Contains("n400000-rep2", runs.Labels);
+    }
+
+    /// <summary>Issue 35: a planted figure on its bound ends inconclusive after its budget, never reproduced, clean or a wrong-failure.</summary>
+    [Fact]
+    public async Task AnExponentOnItsBoundIsInconclusiveAfterItsRounds()
+    {
+        // Slope 1.7 (reproducedMin), the k-th run of each size 1 + 0.2/k times slower: the fastest runs stay 1.7 apart
+        // in slope, and their gaps narrow too slowly to place the interval on either side.
+        var seen = new Dictionary<long, int>();
+        var (cell, runs) = await Sweep(0, (n, _) => Math.Pow(n, 1.7) * 1e-9 * (1 + 0.2 / (seen[n] = seen.GetValueOrDefault(n) + 1)));
+        Assert.Equal(Outcome.Inconclusive, cell.Outcome);
+        var d = ((ComplexityFacts)cell.Verdict!.Facts!).Decision!;
+        Assert.Equal((3, 3, "undecided"), (d.Rounds, d.MaxRounds, d.Placement));
+        Assert.True(d.Low < 1.7 && d.High > 1.7, d.Interval);
+        Assert.Contains("straddles a bound (the bug ≥ 1.7, clean ≤ 1.3) after 3 of at most 3 rounds; ended by maxRounds 3", cell.Detail);
+        Assert.Equal(16, runs.Labels.Count);
     }
 }

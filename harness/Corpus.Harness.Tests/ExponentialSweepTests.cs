@@ -1,4 +1,6 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Model;
+using Corpus.Harness.Runner;
 using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Tests;
@@ -103,11 +105,60 @@ public class ExponentialSweepTests
     {
         using var corpus = new TestCorpus();
         corpus.Write("x", Manifest("1.5", "1.1"), Expected);
-        var ok = Runner.Catalog.Load(corpus.Root);
+        var ok = Catalog.Load(corpus.Root);
         Assert.Empty(ok.Errors);
         Assert.Equal(ComplexitySpec.Exponential, ok.Entries[0].Manifest.Cases[0].Signature.Get<ComplexitySpec>("complexity")!.Shape);
         corpus.Write("x", Manifest("1.5", "0.9"), Expected);
-        Assert.Contains(Runner.Catalog.Load(corpus.Root).Errors, e => e.Contains("'cases[0].signature.complexity.cleanMax'") && e.Contains("greater than 1"));
+        Assert.Contains(Catalog.Load(corpus.Root).Errors, e => e.Contains("'cases[0].signature.complexity.cleanMax'") && e.Contains("greater than 1"));
+    }
+
+    /// <summary>Runs whose parse time the test decides from the size and how often that size ran; a run past the budget is killed.</summary>
+    private sealed class Parses(CaseSpec cs, Func<long, int, double> time) : FakeRunLauncher(cs)
+    {
+        public readonly List<string> Labels = [];
+        private readonly Dictionary<long, int> _seen = [];
+
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
+        {
+            Labels.Add(label);
+            var t = time(n!.Value, _seen[n.Value] = _seen.GetValueOrDefault(n.Value) + 1);
+            var killed = t >= 10;
+            return new RunOutput(new RunResult(killed ? null : 0, null, killed, false, Math.Min(t, 10) + 0.2, 1 << 20, "REPRO-DONE", "", "", "", "", []),
+                                 killed ? new Dictionary<string, double>() : new() { ["parse_s"] = t }, new Dictionary<string, double>());
+        }
+    }
+
+    private static async Task<(Verdict Verdict, List<string> Labels)> Sweep(Func<long, int, double> time)
+    {
+        var cs = new CaseSpec("attribute", "a", ["{n}"], [], Budget, Signature.Of("complexity", Spec, new ProcessPattern(ExitForm.Zero, [], null)),
+                              new Dictionary<string, string>(), [], []);
+        var runs = new Parses(cs, time);
+        var verdict = await new ComplexityFamily().RunAsync(runs, new CellResult { Key = new CellKey("r", "attribute", "bug", "roslyn:4.8.0"), Rerun = "" });
+        return (verdict, runs.Labels);
+    }
+
+    [Fact]
+    public async Task AKilledSweepIsDecidedOnlyAfterItsSizesRanTwice()
+    {
+        // ×2 per level until n=20 is killed; the first pass has no scatter to measure, so the sizes above the floor run again.
+        var (verdict, labels) = await Sweep((n, k) => 1e-5 * Math.Pow(2, n) * (k == 1 ? 1.05 : 1));
+        Assert.Equal(Outcome.Reproduced, verdict.Outcome);
+        var d = ((ComplexityFacts)verdict.Facts!).Decision!;
+        Assert.Equal((2, "reproduced"), (d.Rounds, d.Placement));
+        Assert.Equal(["n14-pass2", "n15-pass2", "n16-pass2", "n18-pass2"], labels.Where(l => l.Contains("pass")));
+    }
+
+    /// <summary>Issue 35: a planted factor on its bound (reproducedMin 1.4) ends inconclusive after its passes.</summary>
+    [Fact]
+    public async Task AFactorOnItsBoundIsInconclusive()
+    {
+        // ×1.4 per level, the k-th run of a size 1 + 0.3/k slower, killed at 22 (9.6 s × 1.4).
+        var (verdict, _) = await Sweep((n, k) => 0.06 * Math.Pow(1.4, n - 8) * (1 + 0.3 / k));
+        Assert.Equal(Outcome.Inconclusive, verdict.Outcome);
+        var d = ((ComplexityFacts)verdict.Facts!).Decision!;
+        Assert.Equal((3, "undecided"), (d.Rounds, d.Placement));
+        Assert.Contains("straddles a bound (the bug ≥ 1.4, clean ≤ 1.15)", verdict.Detail);
+        Assert.Contains("ended by maxRounds 3", verdict.Detail);
     }
 
     private const string Expected = """

@@ -243,7 +243,7 @@ public class HangRunTests
         // The pool's timeout set to 8 s, the case expecting its default 20 s: the length is judged, never waived.
         var (v, _) = await Run(8005, caseEnv: new(), runEnv: new() { ["OTHER"] = "1" });
         Assert.Equal(Outcome.WrongFailure, v.Outcome);
-        Assert.Contains("of the expected 20000 ms", v.Detail);
+        Assert.Contains("outside the hang's window [15000, 25000] ms", v.Detail);
     }
 
     [Fact]
@@ -253,6 +253,80 @@ public class HangRunTests
         Assert.Equal(Outcome.Error, v.Outcome);
         Assert.Contains("not a positive number", v.Detail);
         Assert.Empty(runs.Runs);
+    }
+}
+
+/// <summary>
+/// Issue 35: a hang's length decides only when its interval is inside one region. One run spans the program's stamps
+/// and the harness's clock of the same lines; while that straddles an edge of the window, more runs, their mean's interval.
+/// </summary>
+public class HangDecisionTests
+{
+    /// <summary>Runs whose blocks (program stamps) and harness clocks (ms between the lines' arrival) are given in turn.</summary>
+    private sealed class Blocks(CaseSpec cs, params (double Program, double Harness)[] runs) : FakeRunLauncher(cs)
+    {
+        public readonly List<string> Labels = [];
+
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
+        {
+            var (block, harness) = runs[Math.Min(Labels.Count, runs.Length - 1)];
+            Labels.Add(label);
+            var call = "REPRO-REACHED ui-call t_ms=3.0 call=SetFocus";
+            var ret = $"REPRO-REACHED ui-return t_ms={3 + block} call=SetFocus";
+            var stdout = $"{call}\nREPRO-REACHED worker-exit t_ms={3 + block - 1}\n{ret}\nREPRO-DONE\n";
+            return new RunOutput(new Containment.RunResult(0, null, false, false, block / 1000 + 1, 1 << 20, stdout, "", "", "", "", []),
+                                 new Dictionary<string, double>(), new Dictionary<string, double> { [call] = 0.5, [ret] = 0.5 + harness / 1000 });
+        }
+    }
+
+    private static async Task<(Verdict, List<string>)> Run(params (double, double)[] runs)
+    {
+        var cs = new CaseSpec("cpp", "", [], [], new Budget(60, 1024), Signature.Of("hang", new HangSpec("SetFocus", 3, 18000, 0.25, 1, 200, [])),
+                              new Dictionary<string, string>(), [], []);
+        var launcher = new Blocks(cs, runs);
+        var verdict = await new HangFamily().RunAsync(launcher, new CellResult { Key = new CellKey("r", "cpp", "bug", "wine"), Rerun = "" });
+        return (verdict, launcher.Labels);
+    }
+
+    [Fact]
+    public void TheWindowIsTheExpectedLengthWithinItsToleranceAndAtLeastMinSec()
+    {
+        Assert.Equal((13500, 22500), new HangSpec("SetFocus", 3, 18000, 0.25, 1, 200, []).Window);
+        Assert.Equal(Placement.Reproduced, HangJudge.Place(new HangSpec("SetFocus", 3, 18000, 0.25, 1, 200, []), new Interval(18000, 17990, 18010)));
+        Assert.Equal(Placement.Between, HangJudge.Place(new HangSpec("SetFocus", 3, 18000, 0.25, 1, 200, []), new Interval(9000, 8990, 9010)));
+        Assert.Equal(Placement.Undecided, HangJudge.Place(new HangSpec("SetFocus", 3, 18000, 0.25, 1, 200, []), new Interval(13500, 13450, 13520)));
+    }
+
+    [Fact]
+    public async Task ABlockFarFromEveryEdgeDecidesOnOneRun()
+    {
+        var (v, labels) = await Run((18004, 18020));
+        Assert.Equal(Outcome.Reproduced, v.Outcome);
+        Assert.Equal(["run"], labels);
+        Assert.Equal("18004 [18004, 18020]", ((HangFacts)v.Facts!).Decision!.Interval);
+    }
+
+    [Fact]
+    public async Task ABlockAcrossAnEdgeRunsAgainUntilItsMeanDecides()
+    {
+        // The program stamped 13,520 ms; the harness saw the lines 13,460 ms apart, across the window's 13,500.
+        var (v, labels) = await Run((13520, 13460), (13530, 13530), (13525, 13525));
+        Assert.Equal(Outcome.Reproduced, v.Outcome);
+        Assert.Equal(["run", "run2", "run3"], labels);
+        var d = ((HangFacts)v.Facts!).Decision!;
+        Assert.Equal((3, "reproduced"), (d.Rounds, d.Placement));
+        Assert.Contains("3 runs: 13520, 13530, 13525 ms", v.Detail);
+    }
+
+    /// <summary>A planted block on the window's edge ends inconclusive after its runs: never reproduced, clean or a wrong-failure.</summary>
+    [Fact]
+    public async Task ABlockOnTheWindowsEdgeIsInconclusive()
+    {
+        var (v, labels) = await Run((13480, 13530), (13520, 13470), (13490, 13540));
+        Assert.Equal(Outcome.Inconclusive, v.Outcome);
+        Assert.Equal(3, labels.Count);
+        Assert.Contains("block ms 13497 [", v.Detail);
+        Assert.Contains("straddles a bound (the bug in [13500, 22500], clean ≤ 200) after 3 of at most 3 rounds", v.Detail);
     }
 }
 

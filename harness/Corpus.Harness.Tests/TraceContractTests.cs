@@ -111,8 +111,11 @@ public sealed class TraceContractTests : IDisposable
         Assert.Equal("cases[0].signature.trace.samples[0].min", e.Field);
     }
 
-    private static TraceModel Model(params (string Stack, double Weight)[] samples) =>
-        new("cpu", "samples", samples.Select(s => new TraceSample(s.Stack.Split(';'), s.Weight)).ToList(), []);
+    private static TraceModel Model(params (string Stack, double Weight)[] samples) => Model(1, samples);
+
+    /// <summary>The samples in this order, the whole pattern <paramref name="times"/> over: enough for the share's interval.</summary>
+    private static TraceModel Model(int times, params (string Stack, double Weight)[] samples) =>
+        new("cpu", "samples", Enumerable.Repeat(samples, times).SelectMany(x => x).Select(s => new TraceSample(s.Stack.Split(';'), s.Weight)).ToList(), []);
 
     private static readonly TraceCapture Cpu = new("cpu", [], null, null, [], [], [], null);
 
@@ -123,23 +126,29 @@ public sealed class TraceContractTests : IDisposable
                           ("Main;Deserialize;ObjectManager.Fix", 6),
                           ("Main;Deserialize;Parse", 2),
                           ("ObjectManager.Fix;Main;Deserialize;Read", 2));  // the frame above the root does not count
-        var share = TraceEvidence.Share(new TraceShareSpec("ObjectManager", "Deserialize", 0.5, 0.2), model, reproduced: true);
+        var spec = new TraceShareSpec("ObjectManager", "Deserialize", 0.5, 0.2);
+        var share = TraceEvidence.Share(spec, model, reproduced: true);
         Assert.Equal(0.6, share.Share);
         Assert.Equal(3, share.SamplesUnder);
-        Assert.True(share.Holds);
         Assert.Equal("min", share.Judged);
+        // Three samples give no interval: the share decides nothing yet.
+        Assert.Null(share.Holds);
+        Assert.Contains("no interval from 3 samples", share.Percent);
+        var more = TraceEvidence.Share(spec, Model(20, ("Main;Serialize;ObjectManager.Fix", 5), ("Main;Deserialize;ObjectManager.Fix", 6),
+                                                   ("Main;Deserialize;Parse", 2), ("ObjectManager.Fix;Main;Deserialize;Read", 2)), reproduced: true);
+        Assert.Equal((0.6, 60, true), (more.Share, more.SamplesUnder, more.Holds));
     }
 
     [Fact]
     public void ACleanCellIsJudgedAgainstItsOwnBound()
     {
         var spec = new TraceSpec([new TraceShareSpec("ObjectManager", "Deserialize", 0.5, 0.2)], [], []);
-        var clean = TraceEvidence.Check(spec, Model(("Deserialize;Parse", 9), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Clean, []);
+        var clean = TraceEvidence.Check(spec, Model(20, ("Deserialize;Parse", 9), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Clean, []);
         Assert.Equal(EvidenceStatus.Holds, clean.Status);
-        var notClean = TraceEvidence.Check(spec, Model(("Deserialize;Parse", 1), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Clean, []);
+        var notClean = TraceEvidence.Check(spec, Model(20, ("Deserialize;Parse", 1), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Clean, []);
         Assert.Equal(EvidenceStatus.Fails, notClean.Status);
         Assert.Contains("clean by its family", notClean.Detail);
-        var weak = TraceEvidence.Check(spec, Model(("Deserialize;Parse", 3), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Reproduced, []);
+        var weak = TraceEvidence.Check(spec, Model(20, ("Deserialize;Parse", 3), ("Deserialize;ObjectManager", 1)), null, Cpu, Outcome.Reproduced, []);
         Assert.Equal(EvidenceStatus.Fails, weak.Status);
         var noBound = TraceEvidence.Check(new TraceSpec([new TraceShareSpec("X", null, 0.5, null)], [], []), Model(("X", 1)), null, Cpu, Outcome.Clean, []);
         Assert.Equal(EvidenceStatus.NotJudged, noBound.Status);
@@ -149,7 +158,7 @@ public sealed class TraceContractTests : IDisposable
     public void AMissingTraceIsBrokenNotAPass()
     {
         var spec = new TraceSpec([new TraceShareSpec("X", null, 0.5, null)], [], []);
-        var r = TraceEvidence.Check(spec, null, null, Cpu, Outcome.Reproduced, ["trace: dotnet-trace: not installed"]);
+        var r = TraceEvidence.Check(spec, (TraceModel?)null, null, Cpu, Outcome.Reproduced, ["trace: dotnet-trace: not installed"]);
         Assert.Equal(EvidenceStatus.Broken, r.Status);
         Assert.Contains("not installed", r.Detail);
     }

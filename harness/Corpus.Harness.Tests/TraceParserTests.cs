@@ -83,7 +83,7 @@ public sealed class TraceParserTests
     [Fact]
     public void AShareOfTheMainThreadOnATraceThatNamesNoneIsAnErrorNotAVerdict()
     {
-        var model = new TraceModel("cpu", "samples", [new TraceSample(["Main", "Parse"], 3) { Thread = "t1" }], []);
+        var model = new TraceModel("cpu", "samples", Enumerable.Repeat(new TraceSample(["Main", "Parse"], 3) { Thread = "t1" }, 20).ToList(), []);
         var spec = new TraceSpec([new TraceShareSpec("Parse", null, 0.5, null, Thread: "main")], [], []);
         var r = TraceEvidence.Check(spec, model, null, new TraceCapture("cpu", [], null, null, [], [], [], null), Outcome.Reproduced, []);
         Assert.Equal(EvidenceStatus.Broken, r.Status);

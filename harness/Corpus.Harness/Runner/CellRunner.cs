@@ -185,7 +185,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     /// <summary>
     /// The cell's outcome and detail from its family's verdict and the evidence: a reproduction holds only when every
     /// judged check holds; evidence that was read and does not show the bug makes it a wrong-failure, evidence whose
-    /// capture broke an error.
+    /// capture broke an error, a measured figure still undecided when its budget was spent inconclusive.
     /// </summary>
     public static (Outcome, string) Compose(Verdict verdict, IReadOnlyList<EvidenceResult> evidence)
     {
@@ -194,6 +194,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             detail += e.Status is EvidenceStatus.Holds or EvidenceStatus.Unavailable ? $"; {e.Detail}" : $"; but {e.Detail}";
         var outcome = evidence.Any(e => e.Status == EvidenceStatus.Broken) ? Outcome.Error
             : evidence.Any(e => e.Status == EvidenceStatus.Fails) ? Outcome.WrongFailure
+            : evidence.Any(e => e.Status == EvidenceStatus.Undecided) ? Outcome.Inconclusive
             : verdict.Outcome;
         return (outcome, detail);
     }

@@ -52,7 +52,17 @@ public sealed class ComplexityFamily : ISignatureFamily
     /// <summary>Runs per size at most, however short they are.</summary>
     public const int MaxRepeats = 5;
 
-    /// <summary>Power laws: exponents of log(metric) against log(n).</summary>
+    /// <summary>Runs per size at least: one more run of a size is what shows how much its runs scatter.</summary>
+    public const int MinRuns = 2;
+
+    /// <summary>
+    /// Power laws: the exponent of log(metric) against log(n), from the fastest run of each size, decided by its
+    /// least-squares interval (<see cref="Decision.Slope"/>) against the bounds. Rounds over the sizes, not all runs of
+    /// one size and then the next: a stretch of host load then slows one run of several sizes, and the fastest of each
+    /// size's runs leaves it out. Short sizes are repeated (up to repeatUnderSec of runs, at most MaxRepeats). While the
+    /// interval straddles a bound, one more round over every size, within the case's decide budget; still undecided
+    /// when it is spent: inconclusive, with the figure, its interval and the bounds.
+    /// </summary>
     private static async Task<Verdict> RunPowerAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
@@ -62,17 +72,17 @@ public sealed class ComplexityFamily : ISignatureFamily
         cell.SeriesUnit = cx.SizeUnit;
         var best = sizes.ToDictionary(n => n, _ => double.MaxValue);
         var spent = sizes.ToDictionary(n => n, _ => 0.0);
+        var values = sizes.ToDictionary(n => n, _ => new List<double>());
+        var repeats = sizes.ToDictionary(n => n, _ => 0);
         RunOutput? largest = null;
-        // Rounds over the sizes, not all runs of one size and then the next: a stretch of host load then slows one
-        // run of several sizes, and the fastest of each size's runs leaves it out, instead of slowing every run of
-        // one size and bending the slope. Short runs are repeated (up to RepeatUnderSec of runs, at most
-        // MaxRepeats); the minimum is the run least disturbed by the host.
-        for (var rep = 0; rep < MaxRepeats; rep++)
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+
+        // One run of each size given, in order; the reason when one did not finish cleanly or printed no metric.
+        async Task<Verdict?> RoundAsync(IEnumerable<long> due)
         {
-            var due = sizes.Where(n => rep == 0 || spent[n] < cx.RepeatUnderSec).ToList();
-            if (due.Count == 0) break;
             foreach (var n in due)
             {
+                var rep = repeats[n]++;
                 runs.Progress($"{cell.Key} n={n} rep {rep + 1} …");
                 var output = await runs.ExecuteAsync(n, $"n{n}-rep{rep}", null);
                 var run = output.Run;
@@ -87,37 +97,71 @@ public sealed class ComplexityFamily : ISignatureFamily
                 // the capture's marker.
                 if (n == sizes[^1] && value < best[n]) largest = output;
                 best[n] = Math.Min(best[n], value);
+                values[n].Add(Math.Max(value, 1e-6));
             }
+            return null;
         }
-        var points = new List<(double N, double Seconds)>();
-        foreach (var n in sizes)
+
+        // Every size at least twice: the runs' own scatter is the slope's uncertainty, and the fastest of two leaves out
+        // one run the host slowed.
+        for (var rep = 0; rep < MaxRepeats; rep++)
         {
-            points.Add((n, Math.Max(best[n], 1e-6)));
-            cell.Series.Add(new SeriesPoint(n, best[n]));
-            runs.Progress($"{cell.Key} n={n}: {cx.Metric}={best[n]:0.000}");
+            var due = sizes.Where(n => rep < MinRuns || spent[n] < cx.RepeatUnderSec).ToList();
+            if (due.Count == 0) break;
+            if (await RoundAsync(due) is { } failed) return failed;
         }
-        // The verdict uses the outlier-resistant slope; the least-squares fit and its r² are kept beside it.
+        var decide = cx.Decide;
+        List<(double N, double Seconds)> Points() => sizes.Select(n => ((double)n, Math.Max(best[n], 1e-6))).ToList();
+        (Interval Slope, double Sigma, int Df) measured = default;
+        Interval Look() => (measured = Decision.ReplicateSlope(
+            sizes.Select(n => (Math.Log(n), (IReadOnlyList<double>)values[n].Select(v => Math.Log(v)).ToList())).ToList(), decide.LookConfidence)).Slope;
+        var (interval, looks) = (Look(), 1);
+        string stoppedBy = "decided";
+        while (Decision.Place(interval, cx.ReproducedMin, cx.CleanMax) == Placement.Undecided)
+        {
+            if (looks >= decide.MaxRounds) { stoppedBy = $"maxRounds {decide.MaxRounds}"; break; }
+            if (clock.Elapsed.TotalSeconds >= decide.BudgetSec) { stoppedBy = $"the {decide.BudgetSec:0} s budget"; break; }
+            runs.Progress($"{cell.Key} exponent {interval} straddles a bound: round {looks + 1} over every size …");
+            if (await RoundAsync(sizes) is { } failed) return failed;
+            (interval, looks) = (Look(), looks + 1);
+        }
+        var points = Points();
+        foreach (var (n, y) in points)
+        {
+            cell.Series.Add(new SeriesPoint(n, y));
+            runs.Progress($"{cell.Key} n={n}: {cx.Metric}={y:0.000}");
+        }
         var fit = ComplexityFit.LogLog(points);
-        var exponent = ComplexityFit.MedianPairSlope(points);
+        var median = ComplexityFit.MedianPairSlope(points);
         long? captureN = null;
-        if (cs.Timed is { } timed)
+        var placement = Decision.Place(interval, cx.ReproducedMin, cx.CleanMax);
+        if (cs.Timed is { } timed && placement != Placement.Undecided)
         {
             // Snapshots stop the process while they are written, so they get a run of their own that is not timed,
             // and that ends when they are taken.
-            var n = CaptureSize(sizes[^1], largest!, timed, exponent, (long)cs.Budget.MemoryMB << 20);
+            var n = CaptureSize(sizes[^1], largest!, timed, fit.Exponent, (long)cs.Budget.MemoryMB << 20);
             if (n != sizes[^1]) captureN = n;
             runs.Progress($"{cell.Key} n={n} capture run …");
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
-        var text = $"median pair slope {exponent:0.00}; least squares {fit.Exponent:0.00}, r² {fit.R2:0.000}";
+        var decision = DecisionFacts.Of("exponent", interval,
+                                        $"least squares through the fastest run of each of {sizes.Count} sizes; its uncertainty from the gap to the next "
+                                        + $"fastest, {measured.Sigma:0.###} (log) over {measured.Df} sizes, Student's t",
+                                        cx.ReproducedMin, cx.CleanMax, true, placement, looks, decide, clock.Elapsed.TotalSeconds, stoppedBy);
+        var text = $"exponent {decision.Interval}; median pair slope {median:0.00}, r² {fit.R2:0.000}{(looks > 1 ? $", {looks} rounds" : "")}";
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
-                                        Math.Round(exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
-                    { CaptureN = captureN };
+                                        Math.Round(fit.Exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
+                    { CaptureN = captureN, MedianPairSlope = Math.Round(median, 3), Decision = decision };
         Verdict V(Outcome o, string d) => new(o, d)
-            { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {exponent:0.00}" };
-        if (exponent >= cx.ReproducedMin && fit.R2 >= cx.MinR2) return V(Outcome.Reproduced, $"exponent {exponent:0.00} ≥ {cx.ReproducedMin} ({text})");
-        if (exponent <= cx.CleanMax) return V(Outcome.Clean, $"exponent {exponent:0.00} ≤ {cx.CleanMax} ({text})");
-        return V(Outcome.WrongFailure, $"exponent {exponent:0.00} is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}, r² ≥ {cx.MinR2}) ({text})");
+            { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {fit.Exponent:0.00}" };
+        return placement switch
+        {
+            Placement.Reproduced when fit.R2 >= cx.MinR2 => V(Outcome.Reproduced, $"exponent ≥ {cx.ReproducedMin} ({text})"),
+            Placement.Reproduced => V(Outcome.WrongFailure, $"exponent ≥ {cx.ReproducedMin}, but not a power law: r² {fit.R2:0.000} < {cx.MinR2} ({text})"),
+            Placement.Clean => V(Outcome.Clean, $"exponent ≤ {cx.CleanMax} ({text})"),
+            Placement.Between => V(Outcome.WrongFailure, $"the exponent is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}) ({text})"),
+            _ => V(Outcome.Inconclusive, decision.Undecided),
+        };
     }
 
     /// <summary>
@@ -153,6 +197,10 @@ public sealed record HostMemoryFacts(long AvailableBeforeMB, long AvailableDropM
 public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUnit, IReadOnlyList<double[]> Points, double? Slope,
                                      double? LeastSquares, double? R2, double ReproducedMin, double CleanMax)
 {
+    /// <summary>The deciding figure's interval against the bounds, at the last look.</summary>
+    public DecisionFacts? Decision { get; init; }
+    /// <summary>Theil–Sen's median pair slope beside the least-squares one, which decides.</summary>
+    public double? MedianPairSlope { get; init; }
     public long? CaptureN { get; init; }
     public long? KilledAt { get; init; }
     public string? KilledBy { get; init; }
@@ -173,7 +221,8 @@ public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUn
         var last = Points.Count == 0 ? null : Points[^1];
         var at = last is null ? null : $"{Metric}@{last[0]:0} {F(last[1], "0.###")}";
         if (Shape == ComplexitySpec.Power)
-            return [$"exponent {F(Slope, "0.00")} (least squares {F(LeastSquares, "0.00")}, r² {F(R2, "0.000")})", .. at is null ? Array.Empty<string>() : [at]];
+            return [Decision is { } d ? $"exponent {d.Interval} (r² {F(R2, "0.000")})" : $"exponent {F(Slope, "0.00")} (r² {F(R2, "0.000")})",
+                    .. at is null ? Array.Empty<string>() : [at]];
         return [Slope is null ? "flat" : $"×{F(Slope, "0.00")} per level (least squares ×{F(LeastSquares, "0.00")}, r² {F(R2, "0.000")})",
                 KilledAt is { } k ? $"n={k} killed ({KilledBy})" : "every size finished",
                 .. MemoryGrowthMBs is { } g ? new[] { $"memory +{g:0.#} MB/s" } : [],
@@ -189,12 +238,17 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
                                     double MinR2, double RepeatUnderSec, string? SizeUnit = null, string Shape = "power",
                                     double FloorSec = 0.1)
 {
+    /// <summary>Looks at the slope's interval while it straddles a bound: 3 within 240 s unless the case says otherwise.</summary>
+    public static readonly DecideSpec DefaultDecide = new(3, 240);
+
+    public DecideSpec Decide { get; init; } = DefaultDecide;
+
     public const string Power = "power", Exponential = "exponential";
     private static readonly Dictionary<string, string> ShapeNames = new() { [Power] = Power, [Exponential] = Exponential };
 
     public static ComplexitySpec Read(Fields f)
     {
-        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec");
+        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec", "decide");
         var shape = f.Enum("shape", ShapeNames, Power, required: false);
         // Power: exponents in (0, 10]. Exponential: factors per unit of n, above 1 (growth) and at most 10.
         var min = shape == Exponential ? 1 : 0;
@@ -204,7 +258,8 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
                                       f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
                                       f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
                                       f.StringOr("sizeUnit", null), shape,
-                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value);
+                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value)
+                   { Decide = DecideSpec.Read(f, DefaultDecide) };
         if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
         if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
         if (spec.CleanMax >= spec.ReproducedMin)

@@ -31,6 +31,8 @@ public static class ExponentialSweep
         double? growth = null, killedPeak = null, killedAtLeast = null;
         var pauses = new List<double[]>();
         var host = new HostMemory();
+        var values = new Dictionary<long, List<double>>();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
         foreach (var n in cx.Sizes.Order())
         {
             runs.Progress($"{cell.Key} n={n} …");
@@ -48,7 +50,6 @@ public static class ExponentialSweep
                 if (atLeast > cx.FloorSec)
                 {
                     points.Add((n, atLeast));
-                    cell.Series.Add(new SeriesPoint(n, atLeast));
                     killedAtLeast = Math.Round(atLeast, 2);
                 }
                 killedBy = run.TimedOut ? $"timeout {cs.Budget.TimeoutSec} s" : $"memory cap {cs.Budget.MemoryMB} MB";
@@ -65,16 +66,60 @@ public static class ExponentialSweep
             if (paused > 0) pauses.Add([n, Math.Round(paused, 3)]);
             value = Math.Max(value - paused, 1e-6);
             points.Add((n, value));
-            cell.Series.Add(new SeriesPoint(n, value));
+            values[n] = [value];
             runs.Progress($"{cell.Key} n={n}: {cx.Metric}={value:0.000}");
         }
         // Only the run that hung was meant to be captured.
         cell.RemoveCaptureErrors(e => killedLabel is null || !e.StartsWith(killedLabel + ":", StringComparison.Ordinal));
-        var (outcome, detail) = Judge(cx, points, killedAt, cs.Budget);
+        // The factor's interval comes from the runs' own scatter: while it straddles a bound, the finished sizes above
+        // the floor run once more (no capture), and the fastest run of each is its point. The killed size is a lower
+        // bound with no replicate.
+        var decide = cx.Decide;
+        var killedPoint = killedAt is { } kn && killedAtLeast is { } kl ? points.Single(p => p.N == kn) : ((double N, double Seconds)?)null;
+        List<(double N, double Seconds)> Points() =>
+            [.. values.OrderBy(kv => kv.Key).Select(kv => ((double)kv.Key, kv.Value.Min())), .. killedPoint is { } k ? [k] : Array.Empty<(double, double)>()];
+        (Interval Slope, double Sigma, int Df)? Look()
+        {
+            var finished = values.Where(kv => kv.Value.Min() > cx.FloorSec).OrderBy(kv => kv.Key).ToList();
+            if (finished.Count + (killedPoint is null ? 0 : 1) < 2) return null;
+            return Decision.ReplicateSlope(finished.Select(kv => ((double)kv.Key, (IReadOnlyList<double>)kv.Value.Select(v => Math.Log(v)).ToList())).ToList(),
+                                           decide.LookConfidence, killedPoint is { } k ? [(k.N, Math.Log(k.Seconds))] : null);
+        }
+        var (measured, passes, stoppedBy) = (Look(), 1, "decided");
+        var (outcome, detail) = Judge(cx, Points(), killedAt, cs.Budget, measured?.Slope);
+        while (outcome == Outcome.Inconclusive)
+        {
+            if (passes >= decide.MaxRounds) { stoppedBy = $"maxRounds {decide.MaxRounds}"; break; }
+            if (clock.Elapsed.TotalSeconds >= decide.BudgetSec) { stoppedBy = $"the {decide.BudgetSec:0} s budget"; break; }
+            passes++;
+            foreach (var n in values.Keys.Where(n => values[n].Min() > cx.FloorSec).Order().ToList())
+            {
+                runs.Progress($"{cell.Key} n={n} pass {passes} …");
+                var again = await runs.ExecuteAsync(n, $"n{n}-pass{passes}", null);
+                if (ProcessMatch.Mismatch(cs.Signature.Clean, again.Run) is null && again.Metrics.TryGetValue(cx.Metric, out var v)) values[n].Add(Math.Max(v, 1e-6));
+            }
+            measured = Look();
+            (outcome, detail) = Judge(cx, Points(), killedAt, cs.Budget, measured?.Slope);
+        }
+        points = Points();
+        foreach (var (n, y) in points) cell.Series.Add(new SeriesPoint(n, y));
         if (killedAt is not null && growth is { } g) detail += $"; memory grew {g} MB/s there";
         var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
         var fit = above.Count >= 2 ? ComplexityFit.SemiLog(above) : null;
         var facts = Facts(fit is null ? null : (Math.Round(ComplexityFit.MedianFactor(above), 3), Math.Round(fit.Factor, 3), Math.Round(fit.R2, 4)));
+        if (measured is { } m)
+        {
+            var factor = new Interval(Math.Exp(m.Slope.Value), Math.Exp(m.Slope.Low), Math.Exp(m.Slope.High)) { Confidence = m.Slope.Confidence };
+            facts = facts with
+            {
+                Decision = DecisionFacts.Of("factor per level", factor,
+                    $"least squares of log {cx.Metric} on n through the fastest run of each size above the floor{(killedPoint is null ? "" : " and the killed size's lower bound")}; "
+                    + $"its uncertainty from the gap to the next fastest, {m.Sigma:0.###} (log) over {m.Df} sizes, Student's t",
+                    cx.ReproducedMin, cx.CleanMax, true, Decision.Place(m.Slope, Math.Log(cx.ReproducedMin), Math.Log(cx.CleanMax)), passes, decide,
+                    clock.Elapsed.TotalSeconds, outcome == Outcome.Inconclusive ? stoppedBy : "decided"),
+            };
+            if (outcome == Outcome.Inconclusive) detail = $"{facts.Decision.Undecided}; {detail}";
+        }
         return new Verdict(outcome, detail)
         {
             Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.SemiLog,
@@ -96,28 +141,49 @@ public static class ExponentialSweep
         return cell.CapturesNow().Where(c => c.Run == label).Sum(c => c.Seconds);
     }
 
-    /// <summary>The verdict on the finished points and the size that hit the budget (null: every size finished).</summary>
+    /// <summary>The verdict on exact points: the least-squares line through them, with no scatter to widen it.</summary>
     public static (Outcome, string) Judge(ComplexitySpec cx, IReadOnlyList<(double N, double Seconds)> points, long? killedAt, Budget budget)
     {
         var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
+        if (above.Count < 2) return Judge(cx, points, killedAt, budget, null);
+        var slope = ComplexityFit.SemiLog(above).Exponent;
+        return Judge(cx, points, killedAt, budget, new Interval(slope, slope, slope));
+    }
+
+    /// <summary>
+    /// The verdict on the fastest run of each size and the size that hit the budget (null: every size finished), with
+    /// the interval of log(factor per level): reproduced only when the whole interval is at or above reproducedMin, clean
+    /// by the factor only when it is all at or below cleanMax. Inconclusive while it straddles a bound; the sweep then
+    /// measures more, and keeps that outcome when its budget is spent.
+    /// </summary>
+    public static (Outcome, string) Judge(ComplexitySpec cx, IReadOnlyList<(double N, double Seconds)> points, long? killedAt, Budget budget,
+                                          Interval? logFactor)
+    {
+        var above = points.Where(p => p.Seconds > cx.FloorSec).ToList();
         var killed = killedAt is { } k ? $"n={k} killed at the budget ({budget.TimeoutSec} s, {budget.MemoryMB} MB)" : "every size finished";
-        if (above.Count < 2)
+        if (above.Count < 2 || logFactor is null)
         {
             var flat = $"flat: {above.Count} of {points.Count} sizes above the {cx.FloorSec} s floor; {killed}";
             return killedAt is null ? (Outcome.Clean, flat)
                 : (Outcome.WrongFailure, $"{flat}, with no growth before it (a hang of another kind?)");
         }
-        var factor = ComplexityFit.MedianFactor(above);
         var fit = ComplexityFit.SemiLog(above);
-        var facts = $"×{factor:0.00} per level (median over pairs of {above.Count} sizes above {cx.FloorSec} s; least squares "
-                    + $"×{fit.Factor:0.00}, r² {fit.R2:0.000}); {killed}";
-        if (killedAt is not null && above.Count >= MinPoints && factor >= cx.ReproducedMin && fit.R2 >= cx.MinR2)
+        static string X(double d) => double.IsInfinity(d) ? "∞" : $"{Math.Exp(d):0.00}";
+        var factor = logFactor.Low == logFactor.High ? $"×{Math.Exp(logFactor.Value):0.00}"
+            : double.IsInfinity(logFactor.High) ? $"×{Math.Exp(logFactor.Value):0.00} (no interval yet)"
+            : $"×{Math.Exp(logFactor.Value):0.00} [{X(logFactor.Low)}, {X(logFactor.High)}] at {logFactor.Confidence * 100:0.#}%";
+        var facts = $"{factor} per level (least squares over {above.Count} sizes above {cx.FloorSec} s, r² {fit.R2:0.000}; "
+                    + $"median over pairs ×{ComplexityFit.MedianFactor(above):0.00}); {killed}";
+        var placement = Decision.Place(logFactor, Math.Log(cx.ReproducedMin), Math.Log(cx.CleanMax));
+        if (killedAt is not null && above.Count >= MinPoints && placement == Placement.Reproduced && fit.R2 >= cx.MinR2)
             return (Outcome.Reproduced, $"exponential: {facts}");
-        if (killedAt is null && factor <= cx.CleanMax) return (Outcome.Clean, $"not exponential: {facts}");
+        if (killedAt is null && placement == Placement.Clean) return (Outcome.Clean, $"not exponential: {facts}");
         // Polynomial growth also multiplies per level, less and less: a power law of low degree is not the bug.
         var degree = ComplexityFit.MedianPairSlope(above);
         if (killedAt is null && degree <= PolynomialMax)
             return (Outcome.Clean, $"polynomial: exponent {degree:0.00} ≤ {PolynomialMax} over n ({facts})");
+        if (placement == Placement.Undecided && (killedAt is null || above.Count >= MinPoints))
+            return (Outcome.Inconclusive, $"the factor straddles a bound (the bug ≥ {cx.ReproducedMin}, clean ≤ {cx.CleanMax}): {facts}");
         var why = killedAt is null ? $"factor above clean (≤ {cx.CleanMax}) but nothing hit the budget"
             : above.Count < MinPoints ? $"only {above.Count} sizes above the floor before the budget, {MinPoints} needed"
             : $"hit the budget, but the factor is below {cx.ReproducedMin} or r² below {cx.MinR2}";

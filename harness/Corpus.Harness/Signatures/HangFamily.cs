@@ -26,7 +26,10 @@ public sealed class HangFamily : ISignatureFamily
 
     /// <summary>
     /// The hang is measured in a run no debugger touches (an attached winedbg holds a thread's exit and would stretch
-    /// it); the case's timed capture gets a run of its own, only when the measured run reproduced.
+    /// it); the case's timed capture gets a run of its own, only when the measured run reproduced. The block's length
+    /// decides only when its interval lies in one region (clean, or the hang's window): one run's interval spans the
+    /// program's own stamps and the harness's clock of the same lines; while it straddles an edge, more runs, and
+    /// their mean's interval; still straddling when the case's decide budget is spent: inconclusive.
     /// </summary>
     public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
@@ -36,23 +39,59 @@ public sealed class HangFamily : ISignatureFamily
         if (spec.LongestMs >= cs.Budget.TimeoutSec * 1000.0)
             return new Verdict(Outcome.Error, $"a hang of up to {spec.LongestMs / 1000:0.#} s (from {spec.ExpectedMsFrom}) does not fit the "
                                               + $"run's budget.timeoutSec ({cs.Budget.TimeoutSec} s)");
-        runs.Progress($"{cell.Key} …");
-        var (run, metrics, markers) = await runs.ExecuteAsync(null, "run", null);
-        var process = ProcessFacts.Of(run, metrics);
-        var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
-        if (outcome == Outcome.Unsupported) return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
-        var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr);
-        var facts = verdict.Facts with { HarnessBlockMs = HangJudge.HarnessBlockMs(markers) };
-        var (o, d) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
-            ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
-                                     + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
-            : (verdict.Outcome, verdict.Detail);
-        if (o == Outcome.Reproduced && cs.Timed is { } timed)
+        var decide = spec.Decide;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var blocks = new List<double>();
+        for (var round = 1; ; round++)
         {
-            runs.Progress($"{cell.Key} capture run …");
-            await runs.ExecuteAsync(null, "capture", timed, untilCaptured: true);
+            runs.Progress(round == 1 ? $"{cell.Key} …" : $"{cell.Key} run {round}: the block's interval straddles an edge …");
+            var label = round == 1 ? "run" : $"run{round}";
+            var (run, metrics, markers) = await runs.ExecuteAsync(null, label, null);
+            var process = ProcessFacts.Of(run, metrics);
+            var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
+            if (outcome == Outcome.Unsupported) return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
+            var verdict = HangJudge.Judge(spec, run.Stdout + run.Stderr, judgeWindow: false);
+            var facts = verdict.Facts with { HarnessBlockMs = HangJudge.HarnessBlockMs(markers) };
+            var (o, d) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
+                ? (Outcome.WrongFailure, $"{run.Status}: the run did not finish ({bad}){(run.TimedOut ? "; the hang never resolved" : "")}; "
+                                         + $"{verdict.Detail}; {ProcessMatch.Tail(run)}")
+                : (verdict.Outcome, verdict.Detail);
+            // A run that failed in another way, or judged nothing, decides as it is.
+            if (o is not (Outcome.Reproduced or Outcome.Clean) || facts.BlockMs is not { } block)
+                return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
+            blocks.Add(block);
+            var interval = blocks.Count == 1
+                ? new Interval(block, Math.Min(block, facts.HarnessBlockMs ?? block), Math.Max(block, facts.HarnessBlockMs ?? block)) { Confidence = 0 }
+                : Decision.Mean(blocks, decide.LookConfidence);
+            var placement = HangJudge.Place(spec, interval);
+            var method = blocks.Count == 1 ? "one run: from the program's stamps to the harness's clock of the same lines"
+                : $"the mean of {blocks.Count} runs, Student's t";
+            var stop = placement != Placement.Undecided ? "decided"
+                : round >= decide.MaxRounds ? $"maxRounds {decide.MaxRounds}"
+                : clock.Elapsed.TotalSeconds >= decide.BudgetSec ? $"the {decide.BudgetSec:0} s budget" : null;
+            if (stop is null) continue;
+            var (windowLow, windowHigh) = spec.Window;
+            facts = facts with
+            {
+                Decision = DecisionFacts.Of("block ms", interval, method, windowLow, spec.CleanMaxMs, true, placement, round, decide,
+                                            clock.Elapsed.TotalSeconds, stop) with { WindowHigh = double.IsInfinity(windowHigh) ? null : windowHigh },
+                Blocks = blocks.Select(b => Math.Round(b, 1)).ToList(),
+            };
+            if (placement == Placement.Undecided)
+                return new Verdict(Outcome.Inconclusive, $"{facts.Decision.Undecided}; last run: {d}") { Facts = facts, KeyFigures = facts.KeyFigures() };
+            // Wholly outside both regions: longer than the window, or between clean and the hang.
+            if (placement == Placement.Between)
+                (o, d) = (Outcome.WrongFailure, $"{d}, but the block {facts.Decision.Interval} ms{(round > 1 ? $" over {round} runs" : "")} is outside "
+                                                 + $"the hang's window [{windowLow:0}, {windowHigh:0}] ms (at least {spec.MinSec} s"
+                                                 + $"{(spec.ExpectedMs is { } e ? $", the expected {e:0} ms ± {spec.Tolerance:P0}" : "")})");
+            if (o == Outcome.Reproduced && cs.Timed is { } timed)
+            {
+                runs.Progress($"{cell.Key} capture run …");
+                await runs.ExecuteAsync(null, "capture", timed, untilCaptured: true);
+            }
+            if (round > 1) d += $" ({round} runs: {string.Join(", ", facts.Blocks.Select(b => $"{b:0}"))} ms)";
+            return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
         }
-        return new Verdict(o, d) { Facts = facts, KeyFigures = facts.KeyFigures() };
     }
 
     /// <summary>A hang is one run: --rounds of them per subject give the block's length an interval over runs.</summary>
@@ -72,6 +111,11 @@ public sealed class HangFamily : ISignatureFamily
 public sealed record HangFacts(string? Call, double? BlockMs, double? ExpectedMs, double? ExitToReturnMs, double? WorkerExitMs,
                                double? HarnessBlockMs, IReadOnlyList<string> Calls, IReadOnlyList<string> Evidence)
 {
+    /// <summary>The block's interval against the hang's window and the clean bound, at the last look.</summary>
+    public DecisionFacts? Decision { get; init; }
+    /// <summary>Every measured run's block, when there were several.</summary>
+    public IReadOnlyList<double> Blocks { get; init; } = [];
+
     public IReadOnlyList<string> KeyFigures() =>
         [.. BlockMs is { } b ? new[] { $"{Call} blocked {b:0} ms{(ExpectedMs is { } e ? $" (expected {e:0})" : "")}" } : [],
          .. ExitToReturnMs is { } r ? new[] { $"returned {r:0} ms after the worker exited" } : [],
@@ -120,7 +164,23 @@ public static partial class HangJudge
         return (calls, exit);
     }
 
-    public static HangVerdict Judge(HangSpec spec, string output)
+    /// <summary>
+    /// Where a block's interval lies: wholly in the hang's window (reproduced), wholly at or under cleanMaxMs (clean),
+    /// wholly outside both (between), or across an edge (undecided).
+    /// </summary>
+    public static Placement Place(HangSpec spec, Interval block)
+    {
+        var (low, high) = spec.Window;
+        if (block.Low >= low && block.High <= high) return Placement.Reproduced;
+        if (block.High <= spec.CleanMaxMs) return Placement.Clean;
+        bool Inside(double x) => x <= spec.CleanMaxMs || (x >= low && x <= high);
+        var edges = new[] { spec.CleanMaxMs, low, high }.Where(e => !double.IsInfinity(e));
+        return !Inside(block.Low) && !Inside(block.High) && !edges.Any(e => block.Low < e && e < block.High) ? Placement.Between : Placement.Undecided;
+    }
+
+    /// <param name="judgeWindow">False when the caller places the block's interval in the window itself (the family does,
+    /// over runs): the block's length then decides nothing here but clean or not.</param>
+    public static HangVerdict Judge(HangSpec spec, string output, bool judgeWindow = true)
     {
         var (all, exit) = Parse(output);
         var callRe = new Regex(spec.Call);
@@ -138,8 +198,8 @@ public static partial class HangJudge
             return new(Outcome.Clean, $"no UI call blocked more than {spec.CleanMaxMs:0} ms (longest: {longest.Name} {blocked:0.0} ms)", facts);
 
         var missing = new List<string>();
-        if (blocked < spec.MinSec * 1000) missing.Add($"it blocked less than {spec.MinSec} s");
-        if (spec.ExpectedMs is { } e && Math.Abs(blocked - e) > spec.Tolerance * e)
+        if (judgeWindow && blocked < spec.MinSec * 1000) missing.Add($"it blocked less than {spec.MinSec} s");
+        if (judgeWindow && spec.ExpectedMs is { } e && Math.Abs(blocked - e) > spec.Tolerance * e)
             missing.Add($"not within {spec.Tolerance:P0} of the expected {e:0} ms");
         if (exit is null) missing.Add("no worker-exit marker");
         else

@@ -18,15 +18,25 @@ namespace Corpus.Harness.Signatures;
 public sealed record HangSpec(string Call, double MinSec, double? ExpectedMs, double Tolerance, double ReleaseSec, double CleanMaxMs,
                               IReadOnlyList<string> Evidence, string? ExpectedMsFrom = null)
 {
+    /// <summary>More runs while the block straddles an edge: 3 within 120 s unless the case says otherwise.</summary>
+    public static readonly DecideSpec DefaultDecide = new(3, 120);
+
+    public DecideSpec Decide { get; init; } = DefaultDecide;
+
+    /// <summary>The block lengths a reproduction may have, in ms: at least minSec, and expectedMs ± tolerance when given.</summary>
+    public (double Low, double High) Window => ExpectedMs is { } e
+        ? (Math.Max(MinSec * 1000, e * (1 - Tolerance)), e * (1 + Tolerance)) : (MinSec * 1000, double.PositiveInfinity);
+
     public static HangSpec Read(Fields f)
     {
-        f.AllowOnly("call", "minSec", "expectedMs", "tolerance", "releaseSec", "cleanMaxMs", "evidence", "expectedMsFrom");
+        f.AllowOnly("call", "minSec", "expectedMs", "tolerance", "releaseSec", "cleanMaxMs", "evidence", "expectedMsFrom", "decide");
         var spec = new HangSpec(f.RegexOr("call") ?? ".", f.NumberOr("minSec", 3, min: 0, above: true, max: 3600)!.Value,
                                 f.NumberOr("expectedMs", null, min: 0, above: true, max: 3_600_000),
                                 f.NumberOr("tolerance", 0.25, min: 0, above: true, max: 1)!.Value,
                                 f.NumberOr("releaseSec", 1, min: 0, above: true, max: 60)!.Value,
                                 f.NumberOr("cleanMaxMs", 200, min: 0, above: true, max: 3_600_000)!.Value,
-                                f.RegexList("evidence", required: false), f.StringOr("expectedMsFrom", null));
+                                f.RegexList("evidence", required: false), f.StringOr("expectedMsFrom", null))
+                   { Decide = DecideSpec.Read(f, DefaultDecide) };
         if (spec.ExpectedMsFrom is { } from && !System.Text.RegularExpressions.Regex.IsMatch(from, "^[A-Za-z_][A-Za-z0-9_]*$"))
             throw f.Error($"'{from}' is not an environment variable name", "expectedMsFrom");
         if (spec.CleanMaxMs >= spec.MinSec * 1000)

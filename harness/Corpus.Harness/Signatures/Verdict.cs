@@ -41,6 +41,8 @@ public enum EvidenceStatus
     /// detail, not judged. Only for evidence outside the signature, so the verdict still rests on evidence.
     /// </summary>
     Unavailable,
+    /// <summary>A measured figure still straddles its bound when its budget is spent: the cell is inconclusive.</summary>
+    Undecided,
 }
 
 /// <summary>What one evidence check found: its status, a one-line detail, typed facts and key figures.</summary>

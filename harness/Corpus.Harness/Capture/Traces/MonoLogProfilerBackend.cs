@@ -110,7 +110,7 @@ public sealed class MonoLogProfilerBackend : ITraceBackend
             else EndType();
         }
         EndType();
-        return new TraceModel(TraceCapture.Alloc, "bytes", samples, []);
+        return new TraceModel(TraceCapture.Alloc, "bytes", samples, []) { Sampled = false };
     }
 
     private const string Hit = "sample hit, type: ", Frame = "sample hit bt ";

@@ -33,6 +33,11 @@ public sealed record TraceModel(string Kind, string Unit, IReadOnlyList<TraceSam
     public string? Note { get; init; }
     /// <summary>The process's main thread as its samples name it (the thread whose id is the process's); null when the backend cannot tell.</summary>
     public string? MainThread { get; init; }
+    /// <summary>
+    /// False when the samples are an exact account (Mono's allocation summary: every byte, by stack), so a share of them
+    /// has no sampling error; true for draws over time (stack samples, allocation ticks), whose shares carry an interval.
+    /// </summary>
+    public bool Sampled { get; init; } = true;
 
     public double TotalWeight => Samples.Sum(s => s.Weight);
 

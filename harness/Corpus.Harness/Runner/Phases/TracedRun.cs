@@ -31,7 +31,7 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
 
     public async Task<TraceRecord?> RunAsync(TraceCapture trace, long? n, int attempt = 1)
     {
-        var label = (n is null ? "trace" : $"trace-n{n}") + (attempt == 1 ? "" : $"-retake{attempt - 1}");
+        var label = (n is null ? "trace" : $"trace-n{n}") + (attempt == 1 ? "" : $"-{attempt}");
         var subject = runs.Subject;
         var backend = subject.Kind.TraceBackend(subject, trace, new CaptureContext(tools, root, false));
         TraceRecord Failed(string why, double wall = 0)
@@ -47,7 +47,7 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
             return null;   // nothing to take again
         }
         var work = Path.Combine(runs.Dir, "trace");
-        // A retake keeps the trace that came out short beside it.
+        // A later traced run (a retake, or more samples for a share) keeps the earlier ones beside it.
         if (attempt > 1 && Directory.Exists(work)) Directory.Move(work, $"{work}.attempt{attempt - 1}");
         var tmp = Path.Combine(work, "tmp");
         // A Unix socket's path has at most 107 bytes: the runtime's and dotnet-trace's sockets (about 50 bytes of name)

@@ -1,0 +1,85 @@
+using Corpus.Harness.Signatures;
+
+namespace Corpus.Harness.Tests;
+
+/// <summary>The statistics measured verdicts decide with (issue 35): Student's t, slopes, means, shares and placement.</summary>
+public class DecisionTests
+{
+    [Theory]
+    // Student's t quantiles from printed tables (two-sided 95%, 99%), and the normal's far out.
+    [InlineData(0.975, 1, 12.706)]
+    [InlineData(0.975, 2, 4.303)]
+    [InlineData(0.975, 10, 2.228)]
+    [InlineData(0.975, 30, 2.042)]
+    [InlineData(0.995, 2, 9.925)]
+    [InlineData(0.995, 5, 4.032)]
+    [InlineData(0.975, 100000, 1.960)]
+    public void StudentsTQuantilesMatchTheTables(double p, double df, double t)
+    {
+        Assert.Equal(t, StudentT.Quantile(p, df), 3);
+        Assert.Equal(-t, StudentT.Quantile(1 - p, df), 3);
+        Assert.Equal(p, StudentT.Cdf(t, df), 4);
+    }
+
+    [Fact]
+    public void TheSlopesIntervalHoldsTheTrueSlopeAsOftenAsItSays()
+    {
+        // 2000 synthetic sweeps of 4 sizes, slope 2, normal noise: a 95% interval must miss about 5% of the time.
+        var rng = new Random(11);
+        double Normal() => Math.Sqrt(-2 * Math.Log(1 - rng.NextDouble())) * Math.Cos(2 * Math.PI * rng.NextDouble());
+        var misses = 0;
+        for (var i = 0; i < 2000; i++)
+        {
+            var points = new[] { 1.0, 2, 3, 4 }.Select(x => (x, 2 * x + 0.3 * Normal())).ToList();
+            if (!Decision.Slope(points, 0.95).Contains(2)) misses++;
+        }
+        Assert.InRange(misses / 2000.0, 0.035, 0.065);
+    }
+
+    [Fact]
+    public void TwoPointsOrOneValueGiveNoIntervalAndNeverDecide()
+    {
+        var slope = Decision.Slope([(0, 0), (1, 2)], 0.95);
+        Assert.Equal(2, slope.Value);
+        Assert.Equal(Placement.Undecided, Decision.Place(slope, 1.5, 1.3));
+        Assert.Equal(Placement.Undecided, Decision.Place(Decision.Mean([8009], 0.95), 7000, 200));
+    }
+
+    [Fact]
+    public void APlacementNeedsAllOfTheIntervalOnOneSide()
+    {
+        Assert.Equal(Placement.Reproduced, Decision.Place(new Interval(2, 1.5, 2.5), 1.5, 1.3));
+        Assert.Equal(Placement.Clean, Decision.Place(new Interval(1, 0.8, 1.3), 1.5, 1.3));
+        Assert.Equal(Placement.Between, Decision.Place(new Interval(1.4, 1.35, 1.45), 1.5, 1.3));
+        Assert.Equal(Placement.Undecided, Decision.Place(new Interval(1.5, 1.45, 1.55), 1.5, 1.3));
+        Assert.Equal(Placement.Undecided, Decision.Place(new Interval(1.3, 1.25, 1.35), 1.5, 1.3));
+        // A figure the bug makes small: mirrored.
+        Assert.Equal(Placement.Reproduced, Decision.Place(new Interval(0.1, 0.05, 0.2), 0.3, 0.8, bugAbove: false));
+        Assert.Equal(Placement.Clean, Decision.Place(new Interval(0.9, 0.85, 0.95), 0.3, 0.8, bugAbove: false));
+        // Without a clean bound, no clean region.
+        Assert.Equal(Placement.Undecided, Decision.Place(new Interval(0.2, 0.1, 0.3), 0.5, null));
+    }
+
+    [Fact]
+    public void AShareOfCorrelatedSamplesIsWiderThanOneOfIndependentOnes()
+    {
+        // The same 60% share: in long runs of one stack (as a sampled thread sits in one call), and interleaved.
+        var runs = Enumerable.Range(0, 400).Select(i => (i / 40 % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
+        var mixed = Enumerable.Range(0, 400).Select(i => (i % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
+        var wide = Decision.Share(runs, 0.95);
+        var narrow = Decision.Share(mixed, 0.95);
+        Assert.Equal(0.6, wide.Value, 6);
+        Assert.Equal(0.6, narrow.Value, 6);
+        Assert.True(wide.High - wide.Low > 5 * (narrow.High - narrow.Low), $"{wide} against {narrow}");
+        // Too few samples for the batches: no interval.
+        Assert.True(double.IsInfinity(Decision.Share(runs.Take(10).ToList(), 0.95).High));
+    }
+
+    [Fact]
+    public void EachLookSpendsAnEvenPartOfTheErrorRate()
+    {
+        var d = new DecideSpec(4, 100, 0.05);
+        Assert.Equal(0.9875, d.LookConfidence, 10);
+        Assert.Contains("at most 4 looks", d.Describe);
+    }
+}

@@ -1,0 +1,270 @@
+using System.Globalization;
+using Corpus.Harness.Json;
+
+namespace Corpus.Harness.Signatures;
+
+/// <summary>
+/// How a measured verdict measures until it is sure (a family's or a check's "decide" block): at most
+/// <see cref="MaxRounds"/> looks at the figure, each after one more round of measuring, within <see cref="BudgetSec"/>.
+/// The error rate <see cref="Alpha"/> is spent evenly over the looks (Bonferroni), so a whole sequence that decides
+/// is wrong with probability at most alpha, however many looks it took: each look's interval has confidence
+/// 1 − alpha/maxRounds.
+/// </summary>
+public sealed record DecideSpec(int MaxRounds, double BudgetSec, double Alpha = DecideSpec.DefaultAlpha)
+{
+    public const double DefaultAlpha = 0.05;
+
+    /// <summary>Each look's two-sided confidence.</summary>
+    public double LookConfidence => 1 - Alpha / MaxRounds;
+
+    /// <summary>The optional "decide" block of a family's or a check's spec; <paramref name="defaults"/> where it is silent.</summary>
+    public static DecideSpec Read(Fields parent, DecideSpec defaults)
+    {
+        if (parent.ObjectOr("decide") is not { } f) return defaults;
+        f.AllowOnly("maxRounds", "budgetSec", "alpha");
+        return new DecideSpec(f.IntOr("maxRounds", defaults.MaxRounds, min: 1, max: 100)!.Value,
+                              f.NumberOr("budgetSec", defaults.BudgetSec, min: 0, above: true, max: 86400)!.Value,
+                              f.NumberOr("alpha", defaults.Alpha, min: 0, above: true, max: 0.5)!.Value);
+    }
+
+    public string Describe => string.Create(CultureInfo.InvariantCulture,
+        $"at most {MaxRounds} looks within {BudgetSec:0.#} s, error rate {Alpha:0.###} over all of them ({LookConfidence * 100:0.##}% a look)");
+}
+
+/// <summary>Where a figure's interval lies against a signature's two bounds.</summary>
+public enum Placement
+{
+    /// <summary>All of it at or beyond the bug's bound.</summary>
+    Reproduced,
+    /// <summary>All of it at or within the clean bound.</summary>
+    Clean,
+    /// <summary>All of it strictly between the bounds: neither clean nor the bug (a failure of another shape).</summary>
+    Between,
+    /// <summary>It straddles a bound: more measuring may decide.</summary>
+    Undecided,
+}
+
+/// <summary>
+/// One measured figure at one look: its value, its interval and how that was computed, the bounds it was placed
+/// against, and where it lies. Facts of every family that decides by measuring (facts.json "decision").
+/// </summary>
+/// <param name="BugAbove">True when the bug makes the figure large (an exponent, a share); the bounds are then
+/// reproducedMin ≤ figure and figure ≤ cleanMax.</param>
+/// <param name="StoppedBy">What ended the looks: "decided", "maxRounds N", "the N s budget".</param>
+/// <param name="Low">The interval's ends; null where it is unbounded (no scatter measured yet).</param>
+public sealed record DecisionFacts(string Figure, double Value, double? Low, double? High, double Confidence, string Method,
+                                   double? ReproducedMin, double? CleanMax, bool BugAbove, string Placement, int Rounds, int MaxRounds,
+                                   double Alpha, double Seconds, string StoppedBy)
+{
+    /// <summary>A window's upper end, where the bug's region is bounded on both sides (a hang of expectedMs ± tolerance).</summary>
+    public double? WindowHigh { get; init; }
+
+    private static string F(double x) => x.ToString(Math.Abs(x) >= 100 ? "0" : "0.###", CultureInfo.InvariantCulture);
+
+    /// <summary>"1.97 [1.81, 2.13] at 98.3%".</summary>
+    public string Interval => Low is not { } lo || High is not { } hi ? $"{F(Value)} (no interval yet)"
+        : lo == hi ? F(Value) : Confidence <= 0 ? $"{F(Value)} [{F(lo)}, {F(hi)}]" : $"{F(Value)} [{F(lo)}, {F(hi)}] at {Confidence * 100:0.#}%";
+
+    /// <summary>The facts of a figure's interval at one look: infinite ends become null.</summary>
+    public static DecisionFacts Of(string figure, Interval i, string method, double? reproducedMin, double? cleanMax, bool bugAbove,
+                                   Placement placement, int rounds, DecideSpec decide, double seconds, string stoppedBy)
+    {
+        static double? End(double d) => double.IsInfinity(d) ? null : Math.Round(d, 4);
+        return new DecisionFacts(figure, Math.Round(i.Value, 4), End(i.Low), End(i.High), Math.Round(i.Confidence, 4), method, reproducedMin, cleanMax,
+                                 bugAbove, placement.ToString().ToLowerInvariant(), rounds, decide.MaxRounds, decide.Alpha, Math.Round(seconds, 1), stoppedBy);
+    }
+
+    public string Bounds => string.Join(", ", new[]
+    {
+        ReproducedMin is { } r ? WindowHigh is { } w ? $"the bug in [{F(r)}, {F(w)}]" : $"the bug {(BugAbove ? "≥" : "≤")} {F(r)}" : null,
+        CleanMax is { } c ? $"clean {(BugAbove ? "≤" : "≥")} {F(c)}" : null,
+    }.OfType<string>());
+
+    /// <summary>The inconclusive detail: the figure, its interval and the bounds, and what ended the measuring.</summary>
+    public string Undecided => $"{Figure} {Interval} straddles a bound ({Bounds}) after {Rounds} of at most {MaxRounds} rounds; "
+                               + $"ended by {StoppedBy} ({Method})";
+}
+
+/// <summary>The statistics a measured verdict decides with.</summary>
+public static class Decision
+{
+    /// <summary>Where <paramref name="i"/> lies against the bounds (either may be absent: that region cannot be reached).</summary>
+    public static Placement Place(Interval i, double? reproducedMin, double? cleanMax, bool bugAbove = true)
+    {
+        // Mirror a figure the bug makes small, so one rule serves both.
+        var (low, high, r, c) = bugAbove ? (i.Low, i.High, reproducedMin, cleanMax) : (-i.High, -i.Low, -reproducedMin, -cleanMax);
+        if (r is { } rm && low >= rm) return Placement.Reproduced;
+        if (c is { } cm && high <= cm) return Placement.Clean;
+        if (r is { } rb && c is { } cb && low > cb && high < rb) return Placement.Between;
+        return Placement.Undecided;
+    }
+
+    /// <summary>
+    /// The least-squares slope of y on x with its Student-t interval on n − 2 degrees of freedom (ordinary least
+    /// squares, independent errors). Two points give no interval: it is unbounded, and never decides.
+    /// </summary>
+    public static Interval Slope(IReadOnlyList<(double X, double Y)> points, double confidence)
+    {
+        var n = points.Count;
+        if (n < 2) throw new ArgumentException("a slope needs at least two points");
+        double mx = points.Average(p => p.X), my = points.Average(p => p.Y), sxx = 0, sxy = 0;
+        foreach (var (x, y) in points)
+        {
+            sxx += (x - mx) * (x - mx);
+            sxy += (x - mx) * (y - my);
+        }
+        if (sxx == 0) throw new ArgumentException("a slope needs two distinct x");
+        var b = sxy / sxx;
+        if (n == 2) return new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
+        var a = my - b * mx;
+        var sse = points.Sum(p => (p.Y - a - b * p.X) * (p.Y - a - b * p.X));
+        var se = Math.Sqrt(sse / (n - 2) / sxx);
+        var t = StudentT.Quantile(1 - (1 - confidence) / 2, n - 2);
+        return new Interval(b, b - t * se, b + t * se) { Confidence = confidence };
+    }
+
+    /// <summary>
+    /// The slope of a sweep measured in repeated runs: the least-squares line through the fastest run of each size
+    /// (log of the metric against x). Its uncertainty is the runs' own, not the line's misfit (a cost that is a·n + b·n²
+    /// bends on log axes, and the bend is the same in every run): how far each size's fastest run may be from the
+    /// size's true time. The host only ever slows a run, so that is the gap from the fastest run to the next fastest
+    /// (log), pooled as a root mean square over the sizes with two runs or more, one degree of freedom each. A size
+    /// whose runs agree is sure of its point; one where a single run was fast and the rest were slowed is not, and
+    /// another round tells. <paramref name="single"/> are points with no replicate (an exponential sweep's killed
+    /// size): fitted, adding no degree of freedom. No size with two runs: an unbounded interval.
+    /// </summary>
+    public static (Interval Slope, double Sigma, int Df) ReplicateSlope(IReadOnlyList<(double X, IReadOnlyList<double> LogY)> sizes,
+                                                                        double confidence, IReadOnlyList<(double X, double LogY)>? single = null)
+    {
+        var points = sizes.Select(s => (s.X, s.LogY.Min())).Concat(single ?? []).ToList();
+        if (points.Count < 2) throw new ArgumentException("a slope needs at least two sizes");
+        double mx = points.Average(p => p.X), my = points.Average(p => p.Item2), sxx = 0, sxy = 0;
+        foreach (var (x, y) in points)
+        {
+            sxx += (x - mx) * (x - mx);
+            sxy += (x - mx) * (y - my);
+        }
+        if (sxx == 0) throw new ArgumentException("a slope needs two distinct sizes");
+        var b = sxy / sxx;
+        var gaps = sizes.Where(s => s.LogY.Count >= 2).Select(s => s.LogY.Order().Take(2).ToList()).Select(t => t[1] - t[0]).ToList();
+        if (gaps.Count == 0) return (new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence }, double.NaN, 0);
+        var sigma = Math.Sqrt(gaps.Average(g => g * g));
+        var half = StudentT.Quantile(1 - (1 - confidence) / 2, gaps.Count) * sigma / Math.Sqrt(sxx);
+        return (new Interval(b, b - half, b + half) { Confidence = confidence }, sigma, gaps.Count);
+    }
+
+    /// <summary>The mean of per-round values with its Student-t interval; one value gives none (unbounded).</summary>
+    public static Interval Mean(IReadOnlyList<double> values, double confidence)
+    {
+        if (values.Count == 0) throw new ArgumentException("a mean of nothing");
+        var m = values.Average();
+        if (values.Count == 1) return new Interval(m, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
+        var se = Math.Sqrt(values.Sum(v => (v - m) * (v - m)) / (values.Count - 1) / values.Count);
+        var t = StudentT.Quantile(1 - (1 - confidence) / 2, values.Count - 1);
+        return new Interval(m, m - t * se, m + t * se) { Confidence = confidence };
+    }
+
+    /// <summary>
+    /// A share of weight (matched over total) of samples in time order, with the batch-means interval: consecutive
+    /// samples of one stack are not independent, so the series is cut into <paramref name="batches"/> runs of
+    /// consecutive samples, and the spread of the batches' shares gives the standard error of the whole share
+    /// (Student's t on batches − 1 degrees of freedom). Too few samples for the batches: unbounded.
+    /// </summary>
+    public static Interval Share(IReadOnlyList<(double Matched, double Total)> samples, double confidence, int batches = 10)
+    {
+        var total = samples.Sum(s => s.Total);
+        if (total <= 0) throw new ArgumentException("a share of no weight");
+        var share = samples.Sum(s => s.Matched) / total;
+        if (samples.Count < 2 * batches) return new Interval(share, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
+        var shares = new List<double>();
+        for (var b = 0; b < batches; b++)
+        {
+            var (from, to) = (samples.Count * b / batches, samples.Count * (b + 1) / batches);
+            double m = 0, t = 0;
+            for (var i = from; i < to; i++) (m, t) = (m + samples[i].Matched, t + samples[i].Total);
+            if (t > 0) shares.Add(m / t);
+        }
+        if (shares.Count < 2) return new Interval(share, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
+        var mean = shares.Average();
+        var se = Math.Sqrt(shares.Sum(s => (s - mean) * (s - mean)) / (shares.Count - 1) / shares.Count);
+        var q = StudentT.Quantile(1 - (1 - confidence) / 2, shares.Count - 1);
+        return new Interval(share, Math.Max(0, share - q * se), Math.Min(1, share + q * se)) { Confidence = confidence };
+    }
+}
+
+/// <summary>Student's t distribution: its distribution function and quantiles, from the regularized incomplete beta.</summary>
+public static class StudentT
+{
+    /// <summary>P(T ≤ t) on <paramref name="df"/> degrees of freedom.</summary>
+    public static double Cdf(double t, double df)
+    {
+        if (df <= 0) throw new ArgumentOutOfRangeException(nameof(df));
+        var tail = 0.5 * IncompleteBeta(df / 2, 0.5, df / (df + t * t));
+        return t >= 0 ? 1 - tail : tail;
+    }
+
+    /// <summary>The t with P(T ≤ t) = p, by bisection on the distribution function (to 1e-10).</summary>
+    public static double Quantile(double p, double df)
+    {
+        if (p is <= 0 or >= 1) throw new ArgumentOutOfRangeException(nameof(p));
+        if (p < 0.5) return -Quantile(1 - p, df);
+        double lo = 0, hi = 1;
+        while (Cdf(hi, df) < p) hi *= 2;
+        for (var i = 0; i < 200 && hi - lo > 1e-10; i++)
+        {
+            var mid = (lo + hi) / 2;
+            if (Cdf(mid, df) < p) lo = mid; else hi = mid;
+        }
+        return (lo + hi) / 2;
+    }
+
+    /// <summary>The regularized incomplete beta I_x(a, b), by its continued fraction (modified Lentz).</summary>
+    public static double IncompleteBeta(double a, double b, double x)
+    {
+        if (x <= 0) return 0;
+        if (x >= 1) return 1;
+        var front = Math.Exp(LogGamma(a + b) - LogGamma(a) - LogGamma(b) + a * Math.Log(x) + b * Math.Log(1 - x));
+        // The fraction converges fast below the mean; above it, use the symmetry I_x(a, b) = 1 − I_{1−x}(b, a).
+        return x < (a + 1) / (a + b + 2) ? front * Fraction(a, b, x) / a : 1 - front * Fraction(b, a, 1 - x) / b;
+    }
+
+    private static double Fraction(double a, double b, double x)
+    {
+        const double tiny = 1e-300;
+        double c = 1, d = 1 - (a + b) * x / (a + 1);
+        d = Math.Abs(d) < tiny ? 1 / tiny : 1 / d;
+        var f = d;
+        for (var m = 1; m <= 300; m++)
+        {
+            // The even step, then the odd step, of the fraction's terms.
+            foreach (var num in new[] { m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1)) })
+            {
+                d = 1 + num * d;
+                d = Math.Abs(d) < tiny ? 1 / tiny : 1 / d;
+                c = 1 + num / c;
+                if (Math.Abs(c) < tiny) c = tiny;
+                f *= c * d;
+                if (num == 0) return f;
+            }
+            if (Math.Abs(c * d - 1) < 1e-15) break;
+        }
+        return f;
+    }
+
+    /// <summary>ln Γ(x) for x &gt; 0: Lanczos' approximation (g = 7, nine terms), good to about 15 digits.</summary>
+    public static double LogGamma(double x)
+    {
+        if (x < 0.5) return Math.Log(Math.PI / Math.Abs(Math.Sin(Math.PI * x))) - LogGamma(1 - x);
+        x -= 1;
+        var sum = Lanczos[0];
+        for (var i = 1; i < Lanczos.Length; i++) sum += Lanczos[i] / (x + i);
+        var t = x + 7.5;
+        return 0.5 * Math.Log(2 * Math.PI) + (x + 0.5) * Math.Log(t) - t + Math.Log(sum);
+    }
+
+    private static readonly double[] Lanczos =
+    [
+        0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059,
+        12.507343278686905, -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+    ];
+}
