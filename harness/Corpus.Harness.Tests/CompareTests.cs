@@ -183,6 +183,23 @@ public sealed class CompareVerdictTests
         Assert.Equal(CompareVerdict.Unchanged, family.Compare(fast, [Process(Outcome.Clean, 1.05), Process(Outcome.Clean, 0.98), Process(Outcome.Clean, 1.02)]).Verdict);
     }
 
+    /// <summary>
+    /// Issue 35 item 4: idgen-limit's peak memory on net:8.0.0 → 8.0.34, 2,745–2,795 MB → 2,211 MB in every round (ratio
+    /// 0.79–0.80). A fixed ×1.25 floor sat on it and the verdict flipped between compares; the floor is now the noise the
+    /// runs showed, ×1.018 here, and the verdict is the same every time.
+    /// </summary>
+    [Fact]
+    public void AFigureThatDoesNotVaryHasNoFixedFloorToClear()
+    {
+        var memory = Comparisons.RatioOf("peak MB", [2745, 2770, 2795], [2211, 2211, 2211])!;
+        Assert.True(memory.Differs, memory.ToString());
+        Assert.Contains("noise ×1.018", memory.Note);
+        Assert.True(Comparisons.RatioOf("peak MB", [2750, 2795], [2211, 2212])!.Differs);
+        // A time the host moved by a third does not differ by a fifth, however narrow the interval of the means.
+        var wall = Comparisons.RatioOf("wall s", [40, 46, 54, 41, 53], [48, 49, 52, 55, 50])!;
+        Assert.False(wall.Differs, wall.ToString());
+    }
+
     [Fact]
     public void AHangThatGrewLongerIsChangedWithTheRatioOfItsBlock()
     {

@@ -64,12 +64,6 @@ public sealed record ComparePlan(int MinRounds, int MaxRounds, int? ForceRuns, d
 /// </summary>
 public static class Comparisons
 {
-    /// <summary>Exponents (or factors) whose difference is smaller than this are the same, however narrow the interval.</summary>
-    public const double SlopeNoiseFloor = 0.15;
-
-    /// <summary>Ratios of a per-run figure within this factor of 1 are the same (a shared 2-core host moves times that much).</summary>
-    public const double RatioNoiseFloor = 1.25;
-
     public const double Alpha = 0.05;
 
     /// <summary>One outcome for a subject's rounds: theirs when they agree; null when they do not (a flaky cell).</summary>
@@ -119,21 +113,26 @@ public static class Comparisons
 
     /// <summary>
     /// A per-run figure of each round on both subjects: the ratio new/base with its interval over runs. Null when a
-    /// side has no value, or a value under <paramref name="minimum"/> (noise, where a ratio means nothing).
+    /// side has no value, or a value under <paramref name="minimum"/> (noise, where a ratio means nothing). It differs
+    /// when the interval excludes 1 and the ratio is beyond the noise both sides measured: each side's largest run over
+    /// its smallest. A figure that does not vary (a peak of memory) has no floor to clear; one that a shared host
+    /// moves by a third (a time) must move by more than that.
     /// </summary>
     public static FigureComparison? RatioOf(string name, IReadOnlyList<double> @base, IReadOnlyList<double> @new, double minimum = 0)
     {
         if (@base.Count == 0 || @new.Count == 0 || @base.Concat(@new).Any(x => x < minimum)) return null;
         if (@base.Concat(@new).Any(x => x <= 0)) return null;
         var ratio = CompareStatistics.Ratio(@base, @new);
-        var differs = ratio is not null && !ratio.Contains(1) && (ratio.Value >= RatioNoiseFloor || ratio.Value <= 1 / RatioNoiseFloor);
+        var floor = Math.Max(@base.Max() / @base.Min(), @new.Max() / @new.Min());
+        var differs = ratio is not null && !ratio.Contains(1) && (ratio.Value > floor || ratio.Value < 1 / floor);
+        var noise = string.Create(CultureInfo.InvariantCulture, $"noise ×{floor:0.###} (the larger side's largest run over its smallest)");
         return new FigureComparison(name, CompareStatistics.GeometricMean(@base), CompareStatistics.GeometricMean(@new), "ratio", ratio, null,
-                                    differs, ratio is null ? "an interval needs 2 runs or more on each side" : "geometric means over runs");
+                                    differs, ratio is null ? "an interval needs 2 runs or more on each side" : $"geometric means over runs; {noise}");
     }
 
     /// <summary>
     /// A sweep's slope on both subjects (exponent, or log factor per level) with Sen's interval each, and their
-    /// difference: it differs when the intervals do not overlap and the difference is beyond the noise floor.
+    /// difference: it differs when the intervals do not overlap (each side's interval is its own measured noise).
     /// Exponential slopes are reported as factors (exp of the log slope), and their change as a ratio.
     /// </summary>
     public static FigureComparison? Slopes(string name, IReadOnlyList<(double N, double Y)> @base, IReadOnlyList<(double N, double Y)> @new,
@@ -154,8 +153,7 @@ public static class Comparisons
         var (b, n) = (CompareStatistics.SenSlope(@base, exponential), CompareStatistics.SenSlope(@new, exponential));
         // Every value both intervals allow: it holds the true difference whenever both hold their slopes.
         var diff = new Interval(n.Value - b.Value, n.Low - b.High, n.High - b.Low) { Confidence = Math.Round(b.Confidence * n.Confidence, 4) };
-        var floor = exponential ? Math.Log(1 + SlopeNoiseFloor) : SlopeNoiseFloor;
-        var differs = !diff.Contains(0) && Math.Abs(diff.Value) >= floor;
+        var differs = !diff.Contains(0);
         var note = b.Confidence < 0.95 || n.Confidence < 0.95
             ? $"Sen's intervals, {Pct(b.Confidence)} and {Pct(n.Confidence)}: the most {@base.Count} and {@new.Count} sizes give" : "Sen's intervals";
         if (!exponential) return new FigureComparison(name, b, n, "difference", diff, null, differs, note);

@@ -14,16 +14,22 @@ namespace Corpus.Harness.Signatures;
 public sealed record ShmemSpec(string Marker, long LeakBytes, double Tolerance, double MaxRssFraction, double ReturnToleranceMB,
                                double SettleSec)
 {
+    /// <summary>More runs while a figure straddles its bound: 3 within 120 s unless the case says otherwise.</summary>
+    public static readonly DecideSpec DefaultDecide = new(3, 120);
+
+    public DecideSpec Decide { get; init; } = DefaultDecide;
+
     public static ShmemSpec Read(Fields f)
     {
-        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec");
+        f.AllowOnly("marker", "leakBytes", "tolerance", "maxRssFraction", "returnToleranceMB", "settleSec", "decide");
         var leak = f.NumberOr("leakBytes", null, required: true, min: 0, above: true, max: 1L << 40)!.Value;
         if (leak != Math.Floor(leak)) throw f.Error($"expected a whole number of bytes, found {leak}", "leakBytes");
         // Fractions of the leak: 0 would demand an exact byte count, above 1 accepts anything.
         return new ShmemSpec(f.String("marker"), (long)leak, f.NumberOr("tolerance", 0.10, min: 0, above: true, max: 1)!.Value,
                              f.NumberOr("maxRssFraction", 0.10, min: 0, above: true, max: 1)!.Value,
                              f.NumberOr("returnToleranceMB", 16, min: 0, above: true, max: 65536)!.Value,
-                             f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value);
+                             f.NumberOr("settleSec", 0.5, min: 0, max: 60)!.Value)
+               { Decide = DecideSpec.Read(f, DefaultDecide) };
     }
 }
 
@@ -60,6 +66,8 @@ public sealed record LeakFacts(double LeakMB, double ShmemDeltaMB, double RssMB,
     public IReadOnlyList<LeakHolder>? HeldBy { get; init; }
     /// <summary>The cell's shared memory before the run.</summary>
     public double BaselineMB { get; init; }
+    /// <summary>The cell's shared memory's interval against the leak's window and the clean tolerance, at the last look.</summary>
+    public DecisionFacts? Decision { get; init; }
 
     public IReadOnlyList<string> KeyFigures() => Windows
         ? [$"working set {RssMB:0.0} MB", $"sections held by handle {HeldObjects} ({HeldFdOnlyMB:0.0} MB)", $"after exit {AfterExitDeltaMB:+0.0;-0.0} MB"]
@@ -99,22 +107,53 @@ public sealed class ShmemFamily : ISignatureFamily
                           "signature.shmem.settleSec");
     }
 
+    /// <summary>
+    /// One run watched by the probe; its figures' intervals span what the samples saw during the hold. While one
+    /// straddles a bound, more runs and the means of their figures, within the case's decide budget; then inconclusive.
+    /// </summary>
     public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
         var cs = runs.Case;
-        runs.Progress($"{cell.Key} …");
-        var probe = new ShmemProbe(cs.Signature.Get<ShmemSpec>(Key)!);
-        LeakMeasure? leak = null;
-        var (run, metrics, _) = await runs.ExecuteAsync(null, "run", cs.Timed, async p => leak = await probe.WatchAsync(p));
-        var process = ProcessFacts.Of(run, metrics);
-        var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
-        if (outcome == Outcome.Unsupported || leak is null)
-            return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
-        var facts = RecordLeak(cell, leak, probe);
-        (outcome, detail) = ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad
-            ? (Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
-            : probe.Judge(leak);
-        return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
+        var spec = cs.Signature.Get<ShmemSpec>(Key)!;
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        var (deltas, rsses) = (new List<double>(), new List<double>());
+        for (var round = 1; ; round++)
+        {
+            runs.Progress(round == 1 ? $"{cell.Key} …" : $"{cell.Key} run {round}: a figure straddles its bound …");
+            var probe = new ShmemProbe(spec);
+            LeakMeasure? leak = null;
+            var (run, metrics, _) = await runs.ExecuteAsync(null, round == 1 ? "run" : $"run{round}", round == 1 ? cs.Timed : null,
+                                                            async p => leak = await probe.WatchAsync(p));
+            var process = ProcessFacts.Of(run, metrics);
+            var (outcome, detail) = ProcessFamily.Classify(cs.Signature, run);
+            if (outcome == Outcome.Unsupported || leak is null)
+                return new Verdict(outcome, detail) { Facts = process, KeyFigures = process.KeyFigures() };
+            var facts = RecordLeak(cell, leak, probe);
+            if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
+                return new Verdict(Outcome.WrongFailure, $"{run.Status}: the program did not finish ({bad}); {ProcessMatch.Tail(run)}")
+                       { Facts = facts, KeyFigures = facts.KeyFigures() };
+            deltas.Add(leak.ShmemDeltaBytes);
+            rsses.Add(leak.RssBytes);
+            var (shmem, rss) = deltas.Count == 1
+                ? (leak.Held(leak.ShmemDeltaBytes, x => x.Shmem), leak.Held(leak.RssBytes, x => x.Rss))
+                : (Decision.Mean(deltas, spec.Decide.LookConfidence), Decision.Mean(rsses, spec.Decide.LookConfidence));
+            (outcome, detail) = probe.Judge(leak, shmem, rss);
+            var stop = outcome != Outcome.Inconclusive ? "decided"
+                : round >= spec.Decide.MaxRounds ? $"maxRounds {spec.Decide.MaxRounds}"
+                : clock.Elapsed.TotalSeconds >= spec.Decide.BudgetSec ? $"the {spec.Decide.BudgetSec:0} s budget" : null;
+            if (stop is null) continue;
+            var mb = new Interval(shmem.Value / 1048576, shmem.Low / 1048576, shmem.High / 1048576) { Confidence = shmem.Confidence };
+            var (leakMb, tolMb) = (spec.LeakBytes / 1048576.0, spec.Tolerance * spec.LeakBytes / 1048576.0);
+            facts = facts with
+            {
+                Decision = DecisionFacts.Of("cell shmem MB", mb, deltas.Count == 1 ? "one run: every sample of the hold" : $"the mean of {deltas.Count} runs, Student's t",
+                                            leakMb - tolMb, tolMb, true, outcome switch { Outcome.Reproduced => Placement.Reproduced, Outcome.Clean => Placement.Clean,
+                                                                                        Outcome.Inconclusive => Placement.Undecided, _ => Placement.Between },
+                                            round, spec.Decide, clock.Elapsed.TotalSeconds, stop) with { WindowHigh = leakMb + tolMb },
+            };
+            if (outcome == Outcome.Inconclusive) detail = $"{detail}; after {round} of at most {spec.Decide.MaxRounds} runs, ended by {stop}";
+            return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
+        }
     }
 
     private static LeakFacts RecordLeak(CellResult cell, LeakMeasure m, ShmemProbe probe)

@@ -15,7 +15,21 @@ public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long 
                                  long HeldFdOnlyBytes, long AfterExitDeltaBytes, IReadOnlyList<(double T, long Shmem, long Rss)> Samples,
                                  long HostShmemDeltaBytes = 0, string Attribution = "cgroup",
                                  IReadOnlyList<(double T, long Shmem)>? HostSamples = null,
-                                 IReadOnlyList<LeakHolder>? HeldBy = null);
+                                 IReadOnlyList<LeakHolder>? HeldBy = null)
+{
+    /// <summary>When the figures were read (seconds into the run): the marker plus the settling time.</summary>
+    public double? MeasuredAt { get; init; }
+
+    /// <summary>
+    /// A figure over the run's hold: its value at the measure, spanned by every sample taken from then until the
+    /// program let go (the cell's shared memory, or the RSS), which is how much it moved while it was meant to hold still.
+    /// </summary>
+    public Interval Held(long measured, Func<(double T, long Shmem, long Rss), long> figure)
+    {
+        var hold = MeasuredAt is { } at ? Samples.Where(x => x.T >= at).Select(figure).Append(measured).ToList() : [measured];
+        return new Interval(measured, hold.Min(), hold.Max()) { Confidence = 0 };
+    }
+}
 
 /// <summary>
 /// Watches one run for the memory that belongs to no process: the cell's own shared memory, the process's resident
@@ -33,6 +47,7 @@ public sealed class ShmemProbe(ShmemSpec spec, ILeakMeter meter)
     private readonly List<(double, long, long)> _samples = [];
     private readonly List<(double, long)> _host = [];
     private long _delta = -1, _rss = -1, _hostDelta;
+    private double? _measuredAt;
     private HeldAtMarker? _held;
 
     public ShmemProbe(ShmemSpec spec) : this(spec, ILeakMeter.ForThisHost()) { }
@@ -76,7 +91,7 @@ public sealed class ShmemProbe(ShmemSpec spec, ILeakMeter meter)
         }
         lock (_samples)
             return new LeakMeasure(_hostBaseline, _delta, _rss, _held?.Objects ?? -1, _held?.Bytes ?? -1, after, [.. _samples],
-                                   _hostDelta, meter.Attribution(p), [.. _host], _held?.HeldBy);
+                                   _hostDelta, meter.Attribution(p), [.. _host], _held?.HeldBy) { MeasuredAt = _measuredAt };
     }
 
     /// <summary>How far from zero the cell's shared memory may be after the run, in bytes.</summary>
@@ -84,6 +99,7 @@ public sealed class ShmemProbe(ShmemSpec spec, ILeakMeter meter)
 
     private void Measure(ContainedProcess p)
     {
+        _measuredAt = Math.Round(p.Elapsed, 2);
         _delta = meter.CellBytes(p, _hostBaseline);
         _hostDelta = meter.HostBytes() - _hostBaseline;
         _rss = meter.RssBytes(p.Pid);
@@ -91,21 +107,30 @@ public sealed class ShmemProbe(ShmemSpec spec, ILeakMeter meter)
         if (_held.CellBytes is { } cell) _delta = cell;
     }
 
-    /// <summary>The verdict of the shmem family, and why.</summary>
-    public (Outcome Outcome, string Detail) Judge(LeakMeasure m)
+    /// <summary>
+    /// The verdict of the shmem family, and why, from the figures' intervals (<paramref name="shmem"/> and
+    /// <paramref name="rss"/>: the run's hold, or the mean of several runs): reproduced when the cell's shared memory is
+    /// wholly within the leak ± tolerance, so are the bytes held by descriptor only, and the RSS wholly under its bound;
+    /// clean when both are wholly within the tolerance of nothing; inconclusive while a figure straddles a bound.
+    /// </summary>
+    public (Outcome Outcome, string Detail) Judge(LeakMeasure m, Interval shmem, Interval rss)
     {
-        double leak = spec.LeakBytes, tol = spec.Tolerance * leak;
-        static string Mb(long b) => $"{b / 1048576.0:0.0} MB";
+        double leak = spec.LeakBytes, tol = spec.Tolerance * leak, maxRss = spec.MaxRssFraction * leak;
+        static string Mb(double b) => $"{b / 1048576.0:0.0} MB";
         var facts = meter.Describe(m, _held);
         if (m.ShmemDeltaBytes < 0 && m.HeldObjects < 0) return (Outcome.WrongFailure, "the marker never came: " + facts);
         if (Math.Abs(m.AfterExitDeltaBytes) > ReturnSlack)
             return (Outcome.Error, $"containment: the cell's shared memory was still charged after the run (more than {spec.ReturnToleranceMB} MB); {facts}");
-        var grew = Math.Abs(m.ShmemDeltaBytes - leak) <= tol;
-        var held = Math.Abs(m.HeldFdOnlyBytes - leak) <= tol;
-        var small = m.RssBytes <= spec.MaxRssFraction * leak;
-        if (grew && held && small) return (Outcome.Reproduced, $"the memory belongs to no process: {facts}");
-        var quiet = m.ShmemDeltaBytes <= tol && m.HeldFdOnlyBytes <= tol;
-        if (quiet) return (Outcome.Clean, $"nothing held: {facts}");
+        // The descriptors held are counted, not sampled: one exact figure.
+        var heldIn = Math.Abs(m.HeldFdOnlyBytes - leak) <= tol;
+        var grew = shmem.Low >= leak - tol && shmem.High <= leak + tol;
+        var small = rss.High <= maxRss;
+        if (grew && heldIn && small) return (Outcome.Reproduced, $"the memory belongs to no process: {facts}");
+        if (shmem.High <= tol && m.HeldFdOnlyBytes <= tol) return (Outcome.Clean, $"nothing held: {facts}");
+        var across = new[] { (shmem, leak - tol), (shmem, leak + tol), (shmem, tol), (rss, maxRss) }
+            .Where(x => x.Item1.Low < x.Item2 && x.Item2 < x.Item1.High)
+            .Select(x => $"{(ReferenceEquals(x.Item1, rss) ? "RSS" : "shared memory")} [{Mb(x.Item1.Low)}, {Mb(x.Item1.High)}] across {Mb(x.Item2)}").ToList();
+        if (across.Count > 0) return (Outcome.Inconclusive, $"{string.Join("; ", across)}: {facts}");
         return (Outcome.WrongFailure, $"not the leak's shape (expected +{Mb(spec.LeakBytes)} ±{spec.Tolerance:P0}, RSS ≤ {spec.MaxRssFraction:P0}): {facts}");
     }
 }
