@@ -118,11 +118,13 @@ validate: setup
 lost-memory: setup
 	dotnet build/harness/LostMemory/LostMemory.dll $(ARGS)
 
-# The gate N times, optionally in two clones at once; prints the false-verdict count. Not part of make test.
+# The gate N times, optionally in two clones at once and under chaos (LOAD=1: a busy loop per core and a memory hog);
+# prints false verdicts, inconclusive cells, errors and retried runs apart. Not part of make test.
 N ?= 3
 CLONES ?= 1
+LOAD ?=
 stress: setup
-	ci/stress.sh "$(N)" "$(CLONES)" "$(REPRO)"
+	ci/stress.sh "$(N)" "$(CLONES)" "$(REPRO)" "$(LOAD)"
 
 # A working skeleton of a new repro: make new-repro ID=my-bug KIND=csharp|cpp|win32 (see docs/adding-a-repro.md).
 new-repro:

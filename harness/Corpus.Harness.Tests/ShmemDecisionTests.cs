@@ -36,7 +36,7 @@ public class ShmemDecisionTests
     private static (Outcome, string) Judge(LeakMeasure m)
     {
         var probe = new ShmemProbe(Spec, new NoMeter());
-        return probe.Judge(m, m.Held(m.ShmemDeltaBytes, x => x.Shmem), m.Held(m.RssBytes, x => x.Rss));
+        return probe.Judge(m, m.Held(m.ShmemDeltaBytes, x => x.Shmem, Spec.SettleSec), m.Held(m.RssBytes, x => x.Rss, Spec.SettleSec));
     }
 
     [Fact]
@@ -46,6 +46,14 @@ public class ShmemDecisionTests
         Assert.Equal(Outcome.Clean, Judge(Measure(0, 30, 0, (1, 30))).Item1);
         // Wholly outside: a figure that held still at another size is another failure, decided.
         Assert.Equal(Outcome.WrongFailure, Judge(Measure(256, 30, 256, (256, 30))).Item1);
+    }
+
+    [Fact]
+    public void TheProgramLettingGoAfterTheHoldIsNotPartOfIt()
+    {
+        // The hold, then the exit empties the memory over the last samples (1 s after the measure and later).
+        var m = Measure(513, 30, 512, (513, 30), (513, 30), (513, 30), (513, 30), (513, 30), (513, 30), (513, 30), (513, 30), (256, 20), (0, 10));
+        Assert.Equal(Outcome.Reproduced, Judge(m).Item1);
     }
 
     [Fact]

@@ -51,20 +51,21 @@ Describe 'binaryformatter-quadratic' -Tag 'Scenario' {
             ($mono.Evidence | Where-Object key -eq 'stacks').status | Should -Be 'holds'
         }
 
-        It 'Mono''s CPU trace puts at least half of the deserialize samples in ObjectManager, and draws it' {
+        It 'Mono''s CPU trace puts most of the deserialize samples in ObjectManager (at least the bound, 70%), and draws it' {
             $trace = $mono.Evidence | Where-Object key -eq 'trace'
             $trace.status | Should -Be 'holds' -Because $mono.Context
             $share = $trace.facts.shares[0]
             $share.judged | Should -Be 'min'
             $share.samplesUnder | Should -BeGreaterThan 100 -Because 'a share of a handful of samples proves nothing'
-            $share.share | Should -BeGreaterOrEqual 0.5 -Because $mono.Context
+            $share.share | Should -BeGreaterOrEqual 0.7 -Because $mono.Context
+            $share.low | Should -BeGreaterOrEqual $share.min -Because 'the whole interval decides, not the point'
             $record = @($mono.Facts.traces)[0]
             $record.backend | Should -Be 'mono-log-profiler'
             $record.error | Should -BeNullOrEmpty
             Join-Path $PSScriptRoot '..' '..' $record.flameGraph | Should -Exist
         }
 
-        It 'on .NET 10 and .NET 8 the CPU trace keeps ObjectManager under half of the deserialize samples' {
+        It 'on .NET 10 and .NET 8 the CPU trace keeps ObjectManager under the bound (70%) of the deserialize samples' {
             foreach ($cell in $net10, $net8) {
                 $trace = $cell.Evidence | Where-Object key -eq 'trace'
                 $trace.status | Should -Be 'holds' -Because $cell.Context
@@ -73,7 +74,8 @@ Describe 'binaryformatter-quadratic' -Tag 'Scenario' {
                 # samples: dotnet-trace's profile is evented, a sample lasting until the stack changes (76 of them
                 # covered 310 ms on an idle host).
                 $trace.facts.shares[0].total | Should -BeGreaterThan 100 -Because $cell.Context
-                $trace.facts.shares[0].share | Should -BeLessThan 0.5 -Because $cell.Context
+                $trace.facts.shares[0].share | Should -BeLessThan 0.7 -Because $cell.Context
+                $trace.facts.shares[0].high | Should -BeLessThan $trace.facts.shares[0].cleanMax -Because 'the whole interval decides, not the point'
                 @($cell.Facts.traces)[0].backend | Should -Be 'dotnet-trace'
             }
         }

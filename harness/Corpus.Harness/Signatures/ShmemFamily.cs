@@ -108,7 +108,7 @@ public sealed class ShmemFamily : ISignatureFamily
     }
 
     /// <summary>
-    /// One run watched by the probe; its figures' intervals span what the samples saw during the hold. While one
+    /// One run watched by the probe; its figures' intervals span what the samples saw around the measure. While one
     /// straddles a bound, more runs and the means of their figures, within the case's decide budget; then inconclusive.
     /// </summary>
     public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
@@ -135,7 +135,7 @@ public sealed class ShmemFamily : ISignatureFamily
             deltas.Add(leak.ShmemDeltaBytes);
             rsses.Add(leak.RssBytes);
             var (shmem, rss) = deltas.Count == 1
-                ? (leak.Held(leak.ShmemDeltaBytes, x => x.Shmem), leak.Held(leak.RssBytes, x => x.Rss))
+                ? (leak.Held(leak.ShmemDeltaBytes, x => x.Shmem, spec.SettleSec), leak.Held(leak.RssBytes, x => x.Rss, spec.SettleSec))
                 : (Decision.Mean(deltas, spec.Decide.LookConfidence), Decision.Mean(rsses, spec.Decide.LookConfidence));
             (outcome, detail) = probe.Judge(leak, shmem, rss);
             var stop = outcome != Outcome.Inconclusive ? "decided"

@@ -21,12 +21,15 @@ public sealed record LeakMeasure(long BaselineBytes, long ShmemDeltaBytes, long 
     public double? MeasuredAt { get; init; }
 
     /// <summary>
-    /// A figure over the run's hold: its value at the measure, spanned by every sample taken from then until the
-    /// program let go (the cell's shared memory, or the RSS), which is how much it moved while it was meant to hold still.
+    /// A figure over the run's hold: its value at the measure, spanned by every sample within <paramref name="settleSec"/>
+    /// of it (the cell's shared memory, or the RSS): the program holds still from its marker on, so this is how much
+    /// the figure moved while it was meant to stand. Not to the end of the run: a program that lets go empties its
+    /// memory over the last samples.
     /// </summary>
-    public Interval Held(long measured, Func<(double T, long Shmem, long Rss), long> figure)
+    public Interval Held(long measured, Func<(double T, long Shmem, long Rss), long> figure, double settleSec)
     {
-        var hold = MeasuredAt is { } at ? Samples.Where(x => x.T >= at).Select(figure).Append(measured).ToList() : [measured];
+        var hold = MeasuredAt is { } at
+            ? Samples.Where(x => x.T >= at - settleSec && x.T <= at + settleSec).Select(figure).Append(measured).ToList() : [measured];
         return new Interval(measured, hold.Min(), hold.Max()) { Confidence = 0 };
     }
 }
