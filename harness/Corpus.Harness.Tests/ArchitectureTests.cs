@@ -55,4 +55,41 @@ public sealed class ArchitectureTests
         var found = NamedOutside(Implementations(typeof(ISubjectKind)), Path.Combine("Corpus.Harness", "Runner"));
         Assert.Contains(found, f => f.StartsWith("harness/Corpus.Harness/Subjects/SubjectKinds.cs:") && f.EndsWith(": MonoKind"));
     }
+
+    /// <summary>
+    /// "file:line" of each question to the operating system (OperatingSystem.IsWindows/IsLinux) in the harness's
+    /// sources outside the seams that own the difference: an interface that chooses its side (IHost, IRunPlatform,
+    /// ILeakMeter), and the Windows or Linux side itself (a file named Windows… or Linux…).
+    /// </summary>
+    internal static IReadOnlyList<string> OperatingSystemAskedOutsideASeam(string folder)
+    {
+        string[] choosers = ["IHost.cs", "IRunPlatform.cs", "ILeakMeter.cs"];
+        var asked = new Regex(@"\bOperatingSystem\.Is(Windows|Linux)\(\)");
+        var found = new List<string>();
+        foreach (var file in Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories))
+        {
+            var name = Path.GetFileName(file);
+            var parts = Path.GetRelativePath(folder, file).Split(Path.DirectorySeparatorChar);
+            if (choosers.Contains(name) || name.StartsWith("Windows") || name.StartsWith("Linux") || parts.Contains("obj") || parts.Contains("bin")) continue;
+            var lines = File.ReadAllLines(file);
+            for (var i = 0; i < lines.Length; i++)
+                if (asked.IsMatch(lines[i]) && !lines[i].TrimStart().StartsWith("//")) found.Add($"{name}:{i + 1}");
+        }
+        return found;
+    }
+
+    [Fact]
+    public void OnlyTheSeamsAskWhichOperatingSystemThisIs()
+    {
+        Assert.Equal([], OperatingSystemAskedOutsideASeam(Path.Combine(Harness, "Corpus.Harness")));
+        // And the check can fail: a planted question in a file of no seam is found.
+        var dir = Directory.CreateTempSubdirectory("corpus-seam-check-").FullName;
+        try
+        {
+            File.WriteAllText(Path.Combine(dir, "Runner.cs"), "class R { bool W => OperatingSystem.IsWindows(); }\n");
+            File.WriteAllText(Path.Combine(dir, "WindowsThing.cs"), "class T { bool W => OperatingSystem.IsWindows(); }\n");
+            Assert.Equal(["Runner.cs:1"], OperatingSystemAskedOutsideASeam(dir));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
 }

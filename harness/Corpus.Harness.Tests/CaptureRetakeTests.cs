@@ -65,19 +65,23 @@ public sealed class CaptureRetakeTests : IDisposable
         }
     }
 
-    /// <summary>A program that prints its marker and holds 1.2 s: room for the count and one retake, not two.</summary>
-    private async Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst)
+    /// <summary>
+    /// A program that prints its marker and holds: 4 s, room for the count and every retake even on a loaded host; with
+    /// <paramref name="firstEndsAtOnce"/>, its first run ends before a snapshot is due and later runs hold.
+    /// </summary>
+    private async Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst, bool firstEndsAtOnce = false)
     {
         var dir = Path.Combine(_root, "repros", "retake");
         Directory.CreateDirectory(Path.Combine(dir, "src"));
-        File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), "echo 'REPRO-REACHED go'\nsleep 1.2\necho REPRO-DONE\n");
+        var hold = firstEndsAtOnce ? "if [ -e ran ]; then sleep 4; else touch ran; fi" : "sleep 4";
+        File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), $"echo 'REPRO-REACHED go'\n{hold}\necho REPRO-DONE\n");
         File.WriteAllText(Path.Combine(dir, "repro.json"), """
             { "id": "retake", "title": "t", "category": "hang", "references": ["r"], "languages": ["sh"],
               "subjects": ["shell"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
               "cases": [ { "id": "main", "args": ["{variant}"],
                            "signature": { "process": { "exit": "zero", "output": ["REPRO-DONE"] }, "stacks": { "frame": "Prog\\.Work" } },
-                           "capture": { "timed": { "marker": "REPRO-REACHED go", "delaySec": 0.1, "intervalSec": 0.4, "count": 2, "retakes": 2 } } } ] }
+                           "capture": { "timed": { "marker": "REPRO-REACHED go", "delaySec": 0.5, "intervalSec": 0.4, "count": 2, "retakes": 2 } } } ] }
             """);
         var backend = new PlantedSnapshots(shortFirst);
         var kinds = SubjectKinds.Default.With(new ShellKind(backend));
@@ -104,19 +108,21 @@ public sealed class CaptureRetakeTests : IDisposable
     [Fact]
     public async Task WhenTheRunEndsFirstACaptureOnlyRunTakesThemAgain()
     {
-        // The run holds 1.2 s: two snapshots and one retake fit, all short; the capture-only run's first is walked.
-        var (cell, backend) = await RunAsync(shortFirst: 3);
+        // The first run ends before its first snapshot is due; the capture-only run holds, its first two are short and
+        // its retake is walked.
+        var (cell, backend) = await RunAsync(shortFirst: 2, firstEndsAtOnce: true);
         Assert.Equal(Outcome.Reproduced, cell.Outcome);
         Assert.Contains(cell.Runs, r => r.Label == "recapture1" && r.CaptureOnly);
+        Assert.DoesNotContain(cell.CapturesNow(), c => c.Run == "run");
         Assert.Contains(cell.CapturesNow(), c => c.Run == "recapture1" && c.Short is null);
         Assert.Contains("shows /Prog\\.Work/", cell.Detail);
-        Assert.True(backend.Taken >= 4);
+        Assert.Equal(3, backend.Taken);
     }
 
     [Fact]
     public async Task SnapshotsThatStayShortAreACaptureErrorThatSaysWhatWasSeen()
     {
-        var (cell, _) = await RunAsync(shortFirst: int.MaxValue);
+        var (cell, _) = await RunAsync(shortFirst: int.MaxValue, firstEndsAtOnce: true);
         Assert.Equal(Outcome.Error, cell.Outcome);
         Assert.Contains("no stack snapshot carried a stack that could be walked", cell.Detail);
         Assert.Contains("came out short", cell.Detail);

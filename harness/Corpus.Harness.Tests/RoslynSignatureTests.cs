@@ -149,14 +149,15 @@ public sealed class RoslynSignatureTests : IDisposable
     public void ASnapshotWhoseStacksCouldNotBeWalkedIsAnErrorNotAWrongFailure()
     {
         var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "writeup", "bug", "roslyn:2.6.0"), Rerun = "" };
+        cell.Runs.Add(new RunSummary("n20", "SIGKILL", 10.1, 18L << 20, new Dictionary<string, double>(), "cgroup") { N = 20 });
         for (var i = 0; i < 2; i++)
             cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, $"snapshot-{i}.core"), 300L << 20, 1.5, 8.7,
-                [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])], null));
+                [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])], null) { Run = "n20" });
         var found = Stacks("writeup", cell, out var recaptures);
         Assert.Equal(EvidenceStatus.Broken, found.Status);
         Assert.Contains("no stack snapshot carried a stack that could be walked (2 with threads, none with a named frame)", found.Detail);
         // Taken again first, as often as the capture's retakes allow (CaptureRetakeTests runs them for real).
-        Assert.Equal(["recapture1", "recapture2"], recaptures);
+        Assert.Equal(["recapture1-n20", "recapture2-n20"], recaptures);
         Assert.Equal(Outcome.Error, CellRunner.Compose(new Verdict(Outcome.Reproduced, "hung"), [found]).Item1);
     }
 

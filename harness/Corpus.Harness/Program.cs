@@ -34,7 +34,7 @@ public static class Program
             var root = args.Get("root") ?? FindRoot(Environment.CurrentDirectory)
                        ?? throw new ArgumentException("not inside a corpus checkout (no repros/ folder above here); use --root");
             root = Path.GetFullPath(root);
-            if (!OperatingSystem.IsWindows()) KeepTempInCorpus(root);
+            KeepTempInCorpus(root);
             return args.Command switch
             {
                 Verb.Run => await RunAsync(root, args, families, kinds),
@@ -78,8 +78,7 @@ public static class Program
     /// </summary>
     private static void KeepTempInCorpus(string root)
     {
-        if (!string.IsNullOrEmpty(Environment.GetEnvironmentVariable("TMPDIR"))) return;
-        var tmp = Path.Combine(root, "build", "tmp");
+        if (!string.IsNullOrEmpty(Environment.GetEnvironmentVariable("TMPDIR")) || IHost.Current.CorpusTemp(root) is not { } tmp) return;
         Directory.CreateDirectory(tmp);
         Environment.SetEnvironmentVariable("TMPDIR", tmp);
     }
@@ -245,14 +244,14 @@ public static class Program
             if (requested.Contains('/') || requested is "." or ".." or "latest")
                 throw new ArgumentException($"--run-id '{requested}' must be a plain folder name");
             var dir = Path.Combine(artifacts, requested);
-            return Native.MakeDir(dir) ? (requested, dir)
+            return IHost.Current.MakeDir(dir) ? (requested, dir)
                 : throw new ArgumentException($"--run-id {requested}: {dir} already exists; choose another id");
         }
         var stem = DateTime.UtcNow.ToString("yyyyMMdd-HHmmss");
         for (var n = 1; ; n++)
         {
             var id = n == 1 ? stem : $"{stem}-{n}";
-            if (Native.MakeDir(Path.Combine(artifacts, id))) return (id, Path.Combine(artifacts, id));
+            if (IHost.Current.MakeDir(Path.Combine(artifacts, id))) return (id, Path.Combine(artifacts, id));
         }
     }
 

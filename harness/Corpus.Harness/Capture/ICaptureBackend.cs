@@ -69,7 +69,8 @@ public sealed class ToolRunner : IToolRunner
     public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout)
     {
         // A tool that is not there fails as Process.Start fails (Win32Exception), not as setsid's exit 127.
-        var path = OperatingSystem.IsWindows() ? null : Executable(file);
+        string? path = null;
+        if (IHost.Current.UnixSignals) path = Executable(file);   // setsid leads the tool's own process group
         var psi = new ProcessStartInfo(path is null ? file : "setsid")
         {
             RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true,

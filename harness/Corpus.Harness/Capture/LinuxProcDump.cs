@@ -7,7 +7,7 @@ public sealed class LinuxProcDump(IToolRunner runner, string exe = "procdump") :
 {
     public string Name => "procdump";
 
-    public string? Unavailable => OperatingSystem.IsLinux() && Subjects.SubjectKinds.Which(exe) is not null
+    public string? Unavailable => IHost.Current.Platform == IHost.Linux && Subjects.SubjectKinds.Which(exe) is not null
         ? null : "Debian's procdump is not installed (make setup installs it)";
 
     /// <summary>One core now: -n 1 with the default timer trigger.</summary>

@@ -12,7 +12,7 @@ public sealed partial class MonoThreadDump : ICaptureBackend
 {
     public const string Header = "Full thread dump:";
     public string Name => "mono-sigquit";
-    public string? Unavailable => OperatingSystem.IsWindows() ? "SIGQUIT thread dumps need a Unix Mono" : null;
+    public string? Unavailable => IHost.Current.UnixSignals ? null : "SIGQUIT thread dumps need a Unix Mono";
 
     public async Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
     {

@@ -16,7 +16,7 @@ public static class WindowsTools
     public static (string? Path, string? Unavailable) Locate(string exe, string variable, string install, bool? isWindows = null,
                                                             string? configured = null, string? searchPath = null)
     {
-        if (!(isWindows ?? OperatingSystem.IsWindows())) return (null, $"{exe} runs only on Windows");
+        if (!(isWindows ?? IHost.Current.Platform == IHost.Windows)) return (null, $"{exe} runs only on Windows");
         configured ??= Environment.GetEnvironmentVariable(variable);
         if (!string.IsNullOrEmpty(configured))
             return File.Exists(configured) ? (configured, null) : (null, $"{variable}={configured}: no such file");
@@ -129,7 +129,7 @@ public static partial class CdbStacks
     public static (string? Path, string? Unavailable) Locate(bool? isWindows = null, string? configured = null, string? searchPath = null)
     {
         var found = WindowsTools.Locate("cdb.exe", Variable, "install the Windows SDK's Debugging Tools for Windows", isWindows, configured, searchPath);
-        if (found.Path is not null || !(isWindows ?? OperatingSystem.IsWindows()) || !string.IsNullOrEmpty(configured ?? Environment.GetEnvironmentVariable(Variable)))
+        if (found.Path is not null || !(isWindows ?? IHost.Current.Platform == IHost.Windows) || !string.IsNullOrEmpty(configured ?? Environment.GetEnvironmentVariable(Variable)))
             return found;
         var sdk = System.IO.Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ProgramFilesX86), "Windows Kits", "10", "Debuggers", "x64", "cdb.exe");
         return File.Exists(sdk) ? (sdk, null) : found;

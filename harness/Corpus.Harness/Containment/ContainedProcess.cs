@@ -79,7 +79,7 @@ public sealed class ContainedProcess : IDisposable
         Directory.CreateDirectory(Path.GetDirectoryName(spec.StdoutFile)!);
         _outFile = new StreamWriter(spec.StdoutFile) { AutoFlush = true };
         _errFile = new StreamWriter(spec.StderrFile) { AutoFlush = true };
-        try { _session = OperatingSystem.IsWindows() ? new WindowsJob(spec, OnLine) : new CgroupSession(spec, OnLine); }
+        try { _session = IHost.Current.Session(spec, OnLine); }
         catch
         {
             _outFile.Dispose();

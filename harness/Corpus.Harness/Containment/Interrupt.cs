@@ -52,7 +52,7 @@ public static class Interrupt
     /// <summary>What the interrupt cleaned, for the one line `corpus run` prints.</summary>
     public static string Cleaned =>
         $"stopped {_runs} run(s), killed {_processes} process(es), "
-        + (OperatingSystem.IsWindows() ? "terminated their Job Object(s)" : $"removed {_cgroups} run cgroup(s)");
+        + (IHost.Current.Ledgered ? $"removed {_cgroups} run cgroup(s)" : "terminated their Job Object(s)");
 
     private sealed class Registrations(List<PosixSignalRegistration> regs) : IDisposable
     {

@@ -28,7 +28,7 @@ public sealed record Leftovers(int Cgroups, int Processes, int Ledgers, int ShmE
     {
         int cgroups = 0, processes = 0, ledgers = 0, maps = 0, cores = 0, teardowns = 0;
         // A Windows harness's runs die with their Job Objects; what it ledgers is registry fixtures.
-        if (OperatingSystem.IsWindows()) return CleanWindows(ledgerDir, tools);
+        if (!IHost.Current.Ledgered) return CleanWindows(ledgerDir, tools);
         var registry = new List<string>();
         if (Directory.Exists(ledgerDir))
             foreach (var ledger in Directory.GetFiles(ledgerDir, "harness-*.ledger"))

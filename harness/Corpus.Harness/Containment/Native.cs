@@ -15,13 +15,6 @@ internal static partial class Native
     /// <summary>mkdir(2): false when the folder already exists, so two harnesses cannot both claim it.</summary>
     public static bool MakeDir(string path)
     {
-        if (OperatingSystem.IsWindows())
-        {
-            if (WindowsNative.CreateDirectory(path, 0)) return true;
-            var error = Marshal.GetLastPInvokeError();
-            if (error == 183 /* ERROR_ALREADY_EXISTS */) return false;
-            throw new Win32Failure($"CreateDirectory({path})", error);
-        }
         if (MkdirRaw(path, 0x1ed /* 0755 */) == 0) return true;
         var errno = Marshal.GetLastPInvokeError();
         if (errno == 17 /* EEXIST */) return false;

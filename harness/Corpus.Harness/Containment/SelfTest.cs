@@ -10,15 +10,18 @@ namespace Corpus.Harness.Containment;
 /// </summary>
 public static class SelfTest
 {
+    /// <summary>The Windows side of containment is checked here (Job Objects, NTSTATUS), else the Linux side.</summary>
+    private static bool Windows => IHost.Current.Platform == IHost.Windows;
+
     private static readonly TimeSpan Patience = TimeSpan.FromSeconds(15);
     private const string RegHolderKey = @"HKCU\Software\CorpusSelftest\Fixture";
 
     public static async Task<int> RunAsync(string workDir, Capture.IToolRunner tools)
     {
         Directory.CreateDirectory(workDir);
-        var wine = OperatingSystem.IsWindows() ? WindowsNative.WineVersion() : null;
+        var wine = Windows ? WindowsNative.WineVersion() : null;
         Console.WriteLine($"selftest: {RuntimeInformation.OSDescription}{(wine is null ? "" : $" (under Wine {wine})")}, "
-                          + $"{(OperatingSystem.IsWindows() ? "Job Object" : "process group and cgroup")} containment");
+                          + $"{IHost.Current.Containment} containment");
         var failures = 0;
         async Task Check(string name, Func<Task<(bool Ok, string Detail)>> check)
         {
@@ -88,7 +91,7 @@ public static class SelfTest
             var gcGone = await Gone(gc.Value);
             return (childGone && gcGone, $"after the holder was killed: child {child} {(childGone ? "gone" : "ALIVE")}, "
                                          + $"grandchild {gc} {(gcGone ? "gone" : "ALIVE")}"
-                                         + (OperatingSystem.IsWindows() ? " (kill-on-job-close)" : " (supervisor)"));
+                                         + (Windows ? " (kill-on-job-close)" : " (supervisor)"));
         });
 
         await Check("a crash reads as it does on Linux", async () =>
@@ -126,7 +129,7 @@ public static class SelfTest
             await held.Task.WaitAsync(Patience * 2);
             var read = p.MemoryNow();
             // Windows: what each member of the job reports, so a reading of 0 says which counter is missing.
-            var counters = OperatingSystem.IsWindows()
+            var counters = Windows
                 ? "; per member (commit/working set/pagefile MB): " + string.Join(", ", (p.JobMembers ?? []).Select(pid =>
                       WindowsNative.Counters(pid) is { } c ? $"{pid} {c.Private >> 20}/{c.WorkingSet >> 20}/{c.Pagefile >> 20}" : $"{pid} unreadable"))
                 : "";
@@ -138,7 +141,7 @@ public static class SelfTest
             return (false, $"{facts}: under Wine {wine} the job's processes report no commit");
         });
 
-        if (OperatingSystem.IsWindows())
+        if (Windows)
             await Check("a killed harness's registry fixture is rolled back by the next run", async () =>
             {
                 // A harness of its own applies a fixture to HKCU and is killed before its restore; this harness, as the
@@ -177,10 +180,10 @@ public static class SelfTest
                 return 0;
             case "spawn":
             {
-                string[] cmd = OperatingSystem.IsWindows() ? ["ping", "-n", "120", "127.0.0.1"] : ["sleep", "120"];
+                string[] cmd = Windows ? ["ping", "-n", "120", "127.0.0.1"] : ["sleep", "120"];
                 // Windows: not redirected (ping writing to a pipe nobody reads could die on its own, and prove nothing).
                 // Linux: redirected, since the run's end waits for its output pipes and sleep writes nothing.
-                var linux = !OperatingSystem.IsWindows();
+                var linux = !Windows;
                 var psi = new ProcessStartInfo(cmd[0]) { UseShellExecute = false, RedirectStandardOutput = linux, RedirectStandardError = linux };
                 foreach (var a in cmd[1..]) psi.ArgumentList.Add(a);
                 var gc = Process.Start(psi)!;
@@ -291,7 +294,7 @@ public static class SelfTest
 
     private static bool Alive(int pid)
     {
-        if (!OperatingSystem.IsWindows()) return ProcStat.StartTime(pid) is { } start && ProcStat.Alive(pid, start);
+        if (!Windows) return ProcStat.StartTime(pid) is { } start && ProcStat.Alive(pid, start);
         try
         {
             using var p = Process.GetProcessById(pid);

@@ -19,9 +19,7 @@ public static class Supervisor
     private static string? _ledger;
 
     /// <summary>This harness: pid and start time (/proc/PID/stat field 22), so a reused pid is never taken for it.</summary>
-    public static string Owner { get; } = OperatingSystem.IsWindows()
-        ? $"{Environment.ProcessId}-{Process.GetCurrentProcess().StartTime.ToUniversalTime().Ticks}"
-        : $"{Environment.ProcessId}-{ProcStat.StartTime(Environment.ProcessId)}";
+    public static string Owner => IHost.Current.Owner;
 
     /// <summary>The supervisor's pid, once a contained run has started it.</summary>
     public static int? Pid { get { lock (Lock) return _process?.Id; } }
@@ -42,7 +40,7 @@ public static class Supervisor
     /// A Windows harness's ledger has its own name: its owner is a Windows pid, which a Linux harness of the same
     /// checkout (the Windows harness under Wine) must not judge by /proc.
     /// </summary>
-    public static string LedgerName => OperatingSystem.IsWindows() ? $"winharness-{Owner}.ledger" : $"harness-{Owner}.ledger";
+    public static string LedgerName => IHost.Current.Ledgered ? $"harness-{Owner}.ledger" : $"winharness-{Owner}.ledger";
 
     /// <summary>Also keep the ledger in this checkout's ledger folder (the harness's `run` does; tests need not).</summary>
     public static void UseLedger(string ledgerDir)
@@ -100,7 +98,7 @@ public static class Supervisor
     /// </summary>
     public static void Ready()
     {
-        if (OperatingSystem.IsWindows()) return;
+        if (!IHost.Current.Ledgered) return;
         lock (Lock)
         {
             try { if (_process is null || _process.HasExited) Start(); }
@@ -125,7 +123,7 @@ public static class Supervisor
 
     private static void Send(string line)
     {
-        if (OperatingSystem.IsWindows()) return;
+        if (!IHost.Current.Ledgered) return;
         for (var attempt = 0; attempt < 2; attempt++)
         {
             try

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Capture;
 
 namespace Corpus.Harness.Fixtures;
@@ -28,14 +29,14 @@ public static class RegistryHosts
     /// </summary>
     public static IRegistryHost For(Model.Subject subject, Subjects.CellIsolation isolation, IToolRunner tools, Model.Budget budget) =>
         isolation is IRegistryCell cell ? cell.OpenRegistry(subject, budget)
-        : subject.Capabilities.HasFlag(Subjects.SubjectCapabilities.Registry) && OperatingSystem.IsWindows() ? new WindowsRegistry(tools)
+        : subject.Capabilities.HasFlag(Subjects.SubjectCapabilities.Registry) && IHost.Current.Platform == IHost.Windows ? new WindowsRegistry(tools)
         : throw new FixtureException($"subject {subject.Name} has no Windows registry for a fixture");
 
     /// <summary>The host a ledger entry names, or null with the reason when it is gone (a Wine prefix taken down).</summary>
     public static (IRegistryHost? Host, string? Gone) FromSpec(IReadOnlyDictionary<string, string> spec, IToolRunner tools) =>
         spec.GetValueOrDefault("kind") switch
         {
-            "windows" => OperatingSystem.IsWindows() ? (new WindowsRegistry(tools), null)
+            "windows" => IHost.Current.Platform == IHost.Windows ? (new WindowsRegistry(tools), null)
                 : (null, "a Windows registry, and this harness is not on Windows"),
             "wine" when spec.TryGetValue("env", out var env) && spec.TryGetValue("wine", out var wine) =>
                 File.Exists(env) ? (new WineRegistry(wine, env, tools), null)

@@ -27,7 +27,7 @@ public static class MergeCommand
             runDir = Path.GetFullPath(out_);
             runId = Path.GetFileName(runDir.TrimEnd(Path.DirectorySeparatorChar));
             Directory.CreateDirectory(Path.GetDirectoryName(runDir)!);
-            if (!Containment.Native.MakeDir(runDir)) throw new InputException($"--out {out_}: {runDir} already exists; choose another folder");
+            if (!Containment.IHost.Current.MakeDir(runDir)) throw new InputException($"--out {out_}: {runDir} already exists; choose another folder");
         }
         else (runId, runDir) = Program.ClaimRunDir(Path.Combine(root, "artifacts"), null);
 

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Runner;
 
 namespace Corpus.Harness.Report;
@@ -8,7 +9,7 @@ public static class RunOutputs
     /// <summary>artifacts/latest → the run. Windows: a symbolic link needs a privilege (or developer mode), so none there.</summary>
     public static void LinkLatest(string artifacts, string runId)
     {
-        if (OperatingSystem.IsWindows()) return;
+        if (!IHost.Current.LinksLatest) return;
         var latest = Path.Combine(artifacts, "latest");
         if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
         File.CreateSymbolicLink(latest, runId);

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using System.Text.Json;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
@@ -109,7 +110,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
 
     private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
     {
-        if (!cs.Platforms.Contains(OperatingSystem.IsWindows() ? "windows" : "linux"))
+        if (!cs.Platforms.Contains(IHost.Current.Platform))
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"runs only on {string.Join(", ", cs.Platforms)}");
             return;

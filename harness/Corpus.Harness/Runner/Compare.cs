@@ -162,12 +162,7 @@ public static class Compare
                                    result.Seconds, root);
         Supervisor.Remove(runEntry);
         Report.CompareReport.Write(runDir, result, root, tools);
-        var latest = Path.Combine(artifacts, "latest");
-        if (!OperatingSystem.IsWindows())
-        {
-            if (File.Exists(latest) || Directory.Exists(latest)) File.Delete(latest);
-            File.CreateSymbolicLink(latest, runId);
-        }
+        Report.RunOutputs.LinkLatest(artifacts, runId);
         Console.WriteLine(Report.CompareReport.Table(result));
         foreach (var e in errors) Console.WriteLine($"INPUT ERROR {e}");
         Console.WriteLine();

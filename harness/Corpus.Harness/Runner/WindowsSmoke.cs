@@ -55,7 +55,7 @@ public static class WindowsSmoke
     {
         var clock = Stopwatch.StartNew();
         var expects = LoadExpectations(root);
-        if (OperatingSystem.IsWindows()) return OnWindows(root, expects, progress, tools);
+        if (IHost.Current.Platform == IHost.Windows) return OnWindows(root, expects, progress, tools);
         if (!File.Exists(exe)) throw new InputException($"{exe}: no such file (publish the harness for win-x64 first; see make unit)");
         var catalog = Catalog.Load(root, families, kinds);
         var wine = SubjectKinds.Provisioned(kinds.Resolve("wine", root), root);

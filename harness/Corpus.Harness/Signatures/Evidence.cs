@@ -34,8 +34,9 @@ public sealed class StacksEvidence : IEvidenceCheck
     }
 
     /// <summary>
-    /// Snapshots that came out short say nothing about the bug: while none carried a walked stack, the run they came from
-    /// is started again as a capture-only run (its size, the same timed capture), at most the capture's retakes times.
+    /// Snapshots that came out short, or were never taken because the run ended first, say nothing about the bug:
+    /// while none carried a walked stack, the run they were asked of is started again as a capture-only run (its size,
+    /// the same timed capture), at most the capture's retakes times.
     /// </summary>
     private static async Task RecaptureAsync(EvidenceContext x)
     {
@@ -44,9 +45,11 @@ public sealed class StacksEvidence : IEvidenceCheck
         for (var again = 1; again <= timed.Retakes; again++)
         {
             var captures = cell.CapturesNow();
-            if (captures.Count == 0 || captures.Any(c => c.Threads.Any(t => t.Walked))) return;
-            var from = captures[^1].Run;
-            var n = cell.RunsNow().LastOrDefault(r => r.Label == from)?.N;
+            if (captures.Any(c => c.Threads.Any(t => t.Walked))) return;
+            // The run asked for them: the last capture's, else the one a capture error names ("label: backend: why").
+            var from = captures.Count > 0 ? captures[^1].Run : cell.CaptureErrorsNow().Select(e => e.Split(':')[0]).LastOrDefault();
+            if (cell.RunsNow().LastOrDefault(r => r.Label == from) is not { } asked) return;
+            var n = asked.N;
             x.Runs.Progress($"{cell.Key} recapture {again} of {timed.Retakes}: the {captures.Count} snapshots so far came out short");
             await x.Runs.ExecuteAsync(n, $"recapture{again}{(n is null ? "" : $"-n{n}")}", timed, untilCaptured: true);
         }

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
@@ -28,15 +29,14 @@ public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
     {
         var (dir, prefix) = spec switch
         {
-            "net10" => (DotnetRootOnPath() ?? (OperatingSystem.IsWindows()
-                ? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ProgramFiles), "dotnet") : "/usr/share/dotnet"), "10."),
+            "net10" => (DotnetRootOnPath() ?? IHost.Current.DotnetRoot, "10."),
             "net8" => (Path.Combine(root, ".cache", "subjects", "net8"), "8."),
             _ when userPath is null && spec.StartsWith(VersionPrefix) => (PackRoot(root, spec[VersionPrefix.Length..]), spec[VersionPrefix.Length..]),
             _ => (userPath!, (string?)null),
         };
         if (userPath is null && spec.StartsWith(VersionPrefix) && Provision(spec[VersionPrefix.Length..], dir, root) is { } unprovisioned)
             return new(spec, this, dir, null, unprovisioned);
-        var host = Path.Combine(dir, OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet");
+        var host = Path.Combine(dir, IHost.Current.Executable("dotnet"));
         var shared = Path.Combine(dir, "shared", "Microsoft.NETCore.App");
         if (!Directory.Exists(dir))
             return new(spec, this, dir, null, userPath is null ? $"{dir} is missing (make setup makes it)" : $"{dir}: no such folder");
@@ -50,7 +50,7 @@ public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
             return new(spec, this, dir, null, $"no Microsoft.NETCore.App {prefix ?? ""}* runtime under {shared}");
         // A user's root is also run on a probe program: a root assembled by hand can hold a dotnet and a version folder
         // and still lack what a program needs once it starts.
-        if (userPath is not null && !OperatingSystem.IsWindows() && Probe(dir, version, root) is { } incomplete)
+        if (userPath is not null && IHost.Current.Platform == IHost.Linux && Probe(dir, version, root) is { } incomplete)
             return new(spec, this, dir, null, incomplete);
         return new(spec, this, dir, version, null);
     }

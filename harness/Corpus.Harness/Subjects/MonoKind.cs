@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
@@ -17,11 +18,11 @@ public sealed class MonoKind(IToolRunner? tools = null) : ISubjectKind
 
     public Subject Resolve(string spec, string? userPath, string root)
     {
-        var path = userPath ?? SubjectKinds.Which("mono") ?? (OperatingSystem.IsWindows() ? "mono.exe" : "/usr/bin/mono");
+        var path = userPath ?? SubjectKinds.Which("mono") ?? (IHost.Current.Platform == IHost.Windows ? "mono.exe" : "/usr/bin/mono");
         Subject Unusable(string why) => new(spec, this, path, null, why);
         if (Directory.Exists(path)) return Unusable($"{path} is a folder; give the mono executable");
         if (!File.Exists(path)) return Unusable(userPath is null ? "mono is not installed (make setup installs it)" : $"{path}: no such file");
-        if (!OperatingSystem.IsWindows() && (File.GetUnixFileMode(path) & UnixFileMode.UserExecute) == 0)
+        if (IHost.Current.UnixSignals && (File.GetUnixFileMode(path) & UnixFileMode.UserExecute) == 0)
             return Unusable($"{path}: not executable");
         // Asking the program itself is the only proof that a path is a Mono.
         ToolResult r;

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using System.Runtime.InteropServices;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Capture.Traces;
@@ -18,8 +19,8 @@ public sealed class NativeKind : ISubjectKind
         ? SubjectCapabilities.WindowsHost | SubjectCapabilities.Registry | SubjectCapabilities.Display : SubjectCapabilities.TimeTravel);
 
     public Subject Resolve(string spec, string? userPath, string root) => spec == "windows"
-        ? new(spec, this, "C:\\", null, OperatingSystem.IsWindows() ? null : "needs real Windows; these machines run Linux")
-        : new(spec, this, "/", Environment.OSVersion.Version.ToString(), OperatingSystem.IsLinux() ? null : "needs Linux");
+        ? new(spec, this, "C:\\", null, IHost.Current.Platform == IHost.Windows ? null : "needs real Windows; these machines run Linux")
+        : new(spec, this, "/", Environment.OSVersion.Version.ToString(), IHost.Current.Platform == IHost.Linux ? null : "needs Linux");
 
     /// <summary>
     /// windows: CMake's default generator there (Visual Studio) is multi-config, so the Release program is placed at the top
@@ -46,7 +47,7 @@ public sealed class NativeKind : ISubjectKind
     public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
 
     public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) =>
-        OperatingSystem.IsWindows() ? new WindowsProcDump(context.Tools) : new LinuxProcDump(context.Tools);
+        IHost.Current.Platform == IHost.Windows ? new WindowsProcDump(context.Tools) : new LinuxProcDump(context.Tools);
 
     /// <summary>Every kind of trace: perf's software events and syscall tracepoints on linux, wpr's profiles on windows.</summary>
     public string? TraceUnsupported(string subject, TraceCapture trace) => null;

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using System.Runtime.InteropServices;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Model;
@@ -40,7 +41,7 @@ public sealed class SanitizerKind : ISubjectKind
     public Subject Resolve(string spec, string? userPath, string root)
     {
         var san = Sanitizers.First(x => x.Subject == spec);
-        if (!OperatingSystem.IsLinux()) return new(spec, this, "/", null, "needs Linux");
+        if (IHost.Current.Platform != IHost.Linux) return new(spec, this, "/", null, "needs Linux");
         var lib = _libraryDirs.Select(d => Path.Combine(d, san.Library)).FirstOrDefault(File.Exists);
         return lib is null
             ? new(spec, this, "/", null, $"GCC's {san.Library} is not installed (Debian: the libasan/libtsan package of gcc)")

@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Subjects;
@@ -84,6 +85,6 @@ public sealed class SubjectKinds
     /// <summary>The program on PATH; on Windows also with .exe (Windows PATH entries are separated by ';').</summary>
     internal static string? Which(string program) =>
         (Environment.GetEnvironmentVariable("PATH") ?? "").Split(Path.PathSeparator, StringSplitOptions.RemoveEmptyEntries)
-        .SelectMany(d => OperatingSystem.IsWindows() && !program.EndsWith(".exe") ? [Path.Combine(d, program + ".exe")] : new[] { Path.Combine(d, program) })
+        .Select(d => Path.Combine(d, IHost.Current.Executable(program)))
         .FirstOrDefault(File.Exists);
 }

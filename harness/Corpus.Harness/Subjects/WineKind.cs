@@ -1,3 +1,4 @@
+using Corpus.Harness.Containment;
 using Corpus.Harness.Capture;
 using Corpus.Harness.Capture.Traces;
 using Corpus.Harness.Model;
@@ -52,7 +53,7 @@ public abstract class WineKindBase(IToolRunner? tools = null) : ISubjectKind
         Subject Unusable(string why) => new(spec, this, wine, null, why);
         if (userPath is null && Unprovisionable(spec, root) is { } lacking) return Unusable(lacking);
         // A Windows harness (even one running under Wine, which sees Linux paths through Z:) has no Wine to start.
-        if (OperatingSystem.IsWindows()) return Unusable("Wine subjects run from the Linux harness");
+        if (IHost.Current.Platform == IHost.Windows) return Unusable("Wine subjects run from the Linux harness");
         if (!File.Exists(wine))
             return Unusable(userPath is null ? "wine is not installed (make setup installs it)" : $"{wine}: no such file");
         if (userPath is not null && !File.Exists(Path.Combine(Path.GetDirectoryName(wine)!, "wineserver")))

@@ -52,7 +52,7 @@ public sealed partial class PerfTrace : ITraceBackend
     /// <param name="isRoot">null: ask the OS.</param>
     public PerfTrace(string? configured = null, bool? isLinux = null, int? paranoid = null, bool? isRoot = null)
     {
-        if (!(isLinux ?? OperatingSystem.IsLinux())) { Unavailable = "perf runs only on Linux"; return; }
+        if (!(isLinux ?? IHost.Current.Platform == IHost.Linux)) { Unavailable = "perf runs only on Linux"; return; }
         configured ??= Environment.GetEnvironmentVariable(Variable);
         if (!string.IsNullOrEmpty(configured))
         {
@@ -63,7 +63,7 @@ public sealed partial class PerfTrace : ITraceBackend
         else { Unavailable = $"perf is not on PATH and {Variable} is not set ({Install})"; return; }
         // Tracepoints (syscalls:*) need paranoid -1 or root; cpu-clock of one's own process needs at most 2.
         paranoid ??= ReadParanoid();
-        isRoot ??= !OperatingSystem.IsWindows() && Environment.UserName == "root";
+        isRoot ??= IHost.Current.UnixSignals && Environment.UserName == "root";
         if (isRoot != true && paranoid is > 1)
             Unavailable = $"kernel.perf_event_paranoid is {paranoid} and the harness is not root: perf may not trace (sysctl kernel.perf_event_paranoid=-1)";
     }

@@ -23,7 +23,7 @@ public sealed partial class WineDebugTrace : ITraceBackend
     private double _origin;
 
     public string Name => "winedebug";
-    public string? Unavailable => OperatingSystem.IsWindows() ? "WINEDEBUG is Wine's: the Windows harness has no Wine around its programs" : null;
+    public string? Unavailable => IHost.Current.UnixSignals ? null : "WINEDEBUG is Wine's: the Windows harness has no Wine around its programs";
 
     /// <summary>The traced run with the channels on and Wine's stderr sent to winedebug.log in the trace folder.</summary>
     public Launch Wrap(Launch launch, TraceRun run)
@@ -88,7 +88,7 @@ public sealed partial class WineDebugTrace : ITraceBackend
     /// <see cref="Containment.ContainedProcess.StartedMonotonic"/> minus this.</summary>
     public static double RawOffset()
     {
-        if (!OperatingSystem.IsLinux() || ClockGetTime(1, out var mono) != 0 || ClockGetTime(4, out var raw) != 0) return 0;
+        if (IHost.Current.Platform != IHost.Linux || ClockGetTime(1, out var mono) != 0 || ClockGetTime(4, out var raw) != 0) return 0;
         return mono.Sec - raw.Sec + (mono.Nsec - raw.Nsec) / 1e9;
     }
 

@@ -26,7 +26,7 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
     {
         if (cellTmp.Length + SocketNameRoom <= 107) return cellTmp;
         var under = Path.Combine(tempPath, name);
-        return under.Length + SocketNameRoom <= 107 || OperatingSystem.IsWindows() ? under : Path.Combine("/tmp", name);
+        return IHost.Current.SocketPathMax is not { } max || under.Length + SocketNameRoom <= max ? under : Path.Combine("/tmp", name);
     }
 
     public async Task<TraceRecord?> RunAsync(TraceCapture trace, long? n, int attempt = 1)
