@@ -49,11 +49,10 @@ run: setup
 
 # After the gate, the repros' Pester tests assert the labs' claims over the gate's run (artifacts/latest), running no cell;
 # then a copy of the run with one fact planted wrong must fail the It that reads it; then the planted regression
-# (net10 → mono on the deserialize sweep) must make `corpus compare` say regressed and exit 1.
-test: setup unit gate
-	ci/pester.sh latest
-	ci/pwsh.sh -File ci/pester-planted.ps1 -Run latest
-	ci/compare-planted.sh
+# (net10 → mono on the deserialize sweep) must make `corpus compare` say regressed and exit 1. ci/test.sh times each
+# stage and prints the times at the end.
+test:
+	ci/test.sh
 
 # xUnit, CTest (natively and under Wine), the Wine cell checks, PowerShell's parser over every PowerShell file, the Corpus
 # module's Pester tests, and the harness as a Windows program under Wine: ci/unit.sh.

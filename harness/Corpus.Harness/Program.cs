@@ -194,7 +194,9 @@ public static class Program
         {
             var (entry, cs, v, s, expected) = c;
             Progress($"cell {i + 1}/{plan.Count}: {entry.Manifest.Id}:{cs.Id} {v} {s.Name}");
-            var cell = await runner.RunAsync(entry.Manifest, cs, v, s, expected);
+            var cell = await runner.RunAsync(entry.Manifest, cs, v, s, expected,
+                                             alongside == 0 ? "serial" : families.For(cs.Signature).Lane.ToString().ToLowerInvariant(),
+                                             Math.Round(clock.Elapsed.TotalSeconds, 1));
             if (Interrupt.IsRequested) MarkInterrupted(cell, root);
             Progress($"cell {i + 1}/{plan.Count}: {cell.Outcome.Name()} (expected {expected?.Outcome.Name() ?? "—"}) in {cell.Seconds:0.0} s: {cell.Detail}");
             return cell;

@@ -44,6 +44,9 @@ public static class FactsWriter
             ["detail"] = c.Detail,
             ["keyFigures"] = c.KeyFigures,
             ["seconds"] = c.Seconds,
+            ["phases"] = c.Phases,
+            ["lane"] = c.Lane,
+            ["startedAt"] = c.StartedAt,
             ["rerun"] = c.Rerun,
             // The family that ran the cell, and its verdict (null when it gave none: the run broke before it decided).
             ["family"] = c.Family is null ? null : new

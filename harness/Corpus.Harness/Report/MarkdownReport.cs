@@ -37,6 +37,9 @@ public sealed class MarkdownReport(IToolRunner tools)
                           + $"{c.Expected?.Outcome.Name() ?? "—"} | {c.Gate.ToString().ToLowerInvariant()} | "
                           + $"{ConsoleTable.KeyMetrics(c)} | {Escape(c.Detail)} |");
         md.AppendLine();
+        md.AppendLine("## Where the time went").AppendLine();
+        foreach (var line in Timeline.Describe(cells, seconds)) md.AppendLine(line.StartsWith("  ") ? $"  - {line.Trim()}" : $"- {line}");
+        md.AppendLine();
         foreach (var group in cells.Where(c => c.Series.Count > 0).GroupBy(c => (c.Key.Repro, c.Key.Case)))
         {
             var name = $"plot-{group.Key.Repro}-{group.Key.Case}";

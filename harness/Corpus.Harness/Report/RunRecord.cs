@@ -81,6 +81,10 @@ public sealed class RunRecord
         return Path.Combine(Dir, rel[prefix.Length..]);
     }
 
+    /// <summary>A phase's seconds from facts.json ("phases"), 0 when the record has none.</summary>
+    private static double Phase(JsonElement facts, string name) =>
+        facts.TryGetProperty("phases", out var p) && p.ValueKind == JsonValueKind.Object && p.TryGetProperty(name, out var v) ? v.GetDouble() : 0;
+
     /// <summary>
     /// One cell as the run had it, moved to <paramref name="movedTo"/> (a run folder relative to
     /// <paramref name="root"/>, "artifacts/RUN-ID/"): every path and text that named this run's folder names that one.
@@ -108,6 +112,9 @@ public sealed class RunRecord
             Outcome = Outcomes.ByName[Str(facts, "outcome")], Detail = Str(facts, "detail"), Expected = expected,
             Gate = Enum.Parse<GateStatus>(Str(facts, "gate"), ignoreCase: true), GateMessage = Str(facts, "gateMessage"),
             Seconds = facts.GetProperty("seconds").GetDouble(), Family = family.ValueKind == JsonValueKind.Object ? Opt(family, "key") : null,
+            Lane = facts.TryGetProperty("lane", out var lane) ? Opt(facts, "lane") : null,
+            StartedAt = facts.TryGetProperty("startedAt", out var at) && at.ValueKind == JsonValueKind.Number ? at.GetDouble() : null,
+            BuildSeconds = Phase(facts, "build"), ProvisionSeconds = Phase(facts, "provision"),
             Runtime = Opt(facts, "runtime"), Isolation = Opt(facts, "isolation"),
             Env = Env(facts.GetProperty("env")), InheritedEnv = Env(facts.GetProperty("inheritedEnv")),
             Fixture = facts.GetProperty("fixture") is { ValueKind: JsonValueKind.Object } fx

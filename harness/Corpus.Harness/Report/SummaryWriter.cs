@@ -31,6 +31,9 @@ public static class SummaryWriter
         ["gate"] = c.Gate.ToString().ToLowerInvariant(),
         ["gateMessage"] = c.GateMessage,
         ["seconds"] = c.Seconds,
+        ["phases"] = c.Phases,
+        ["lane"] = c.Lane,
+        ["startedAt"] = c.StartedAt,
         ["series"] = c.Series.Count == 0 ? null
             : new { metric = c.SeriesMetric, unit = c.SeriesUnit, points = c.Series.Select(p => new[] { p.X, p.Y }) },
         ["timeSeries"] = c.TimeSeries.Count == 0 ? null

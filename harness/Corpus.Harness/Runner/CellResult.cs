@@ -72,6 +72,38 @@ public sealed class CellResult
     public string? RecordDir { get; init; }
     public required string Rerun { get; init; }
     public double Seconds { get; set; }
+    /// <summary>Seconds building the cell's program (0 when the build was current), and provisioning its subject
+    /// (a Wine template prefix, a cross-built GoogleTest: the first cell on the subject pays it).</summary>
+    public double BuildSeconds { get; set; }
+    public double ProvisionSeconds { get; set; }
+    /// <summary>The lane the run put the cell in, and when it started, in seconds from the run's start.</summary>
+    public string? Lane { get; init; }
+    public double? StartedAt { get; init; }
+
+    /// <summary>
+    /// The cell's seconds by phase: its build, its measured runs, capture-only runs, traced runs, time travel, and the
+    /// rest (isolation, reading dumps and cores, evidence). From the runs' own wall times, so they add up to
+    /// <see cref="Seconds"/> with "other" taking what no run accounts for.
+    /// </summary>
+    public IReadOnlyDictionary<string, double> Phases
+    {
+        get
+        {
+            static bool Traced(RunSummary r) => r.Label.StartsWith("trace", StringComparison.Ordinal);
+            var runs = RunsNow();
+            var phases = new Dictionary<string, double>
+            {
+                ["provision"] = ProvisionSeconds,
+                ["build"] = BuildSeconds,
+                ["measure"] = runs.Where(r => !r.CaptureOnly && !Traced(r)).Sum(r => r.WallSeconds),
+                ["capture"] = runs.Where(r => r.CaptureOnly && !Traced(r)).Sum(r => r.WallSeconds),
+                ["trace"] = runs.Where(Traced).Sum(r => r.WallSeconds),
+                ["timeTravel"] = CapturesNow().Where(c => c.Run == "time-travel").Sum(c => c.Seconds),
+            };
+            phases["other"] = Math.Max(0, Seconds - phases.Values.Sum());
+            return phases.ToDictionary(kv => kv.Key, kv => Math.Round(kv.Value, 2));
+        }
+    }
 
     // The cell's runs and captures run concurrently (a capture beside its run, a probe beside both): they record
     // through these, the one place that locks; readers after the cell use the lists.

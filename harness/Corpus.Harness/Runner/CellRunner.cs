@@ -51,7 +51,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     private readonly SignatureFamilies _families = families ?? SignatureFamilies.Default;
     private readonly SubjectKinds _kinds = kinds ?? SubjectKinds.Default;
 
-    public async Task<CellResult> RunAsync(Manifest m, CaseSpec cs, string variant, Subject subject, Expectation? expected)
+    /// <param name="lane">The lane a run of many cells put it in, and when it started it (seconds from the run's start).</param>
+    public async Task<CellResult> RunAsync(Manifest m, CaseSpec cs, string variant, Subject subject, Expectation? expected,
+                                           string? lane = null, double? startedAt = null)
     {
         var key = new CellKey(m.Id, cs.Id, variant, subject.Name);
         var dir = Path.Combine(options.RunDir, m.Id, cs.Id, variant, subject.Slug);
@@ -59,6 +61,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             Key = key, Expected = expected, ArtifactDir = dir, RecordDir = dir,
             Rerun = $"make run REPRO={m.Id} CASE={cs.Id} VARIANT={variant} SUBJECT={subject.Name} KEEP=1{options.RerunEnv()}",
+            Lane = lane, StartedAt = startedAt,
         };
         if (options.Env is { Count: > 0 } given) cell.Env = given;
         if (options.InheritedKnobs() is { Count: > 0 } inherited) cell.InheritedEnv = inherited;
@@ -115,7 +118,11 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"runs only on {string.Join(", ", cs.Platforms)}");
             return;
         }
-        subject = SubjectKinds.Provisioned(subject, options.Root);
+        var provisioning = System.Diagnostics.Stopwatch.StartNew();
+        var s0 = subject;
+        subject = Announced($"{cell.Key}: preparing {subject.Name} (the first cell on a Wine subject builds its template prefix, about 10 s)",
+                            () => SubjectKinds.Provisioned(s0, options.Root));
+        cell.ProvisionSeconds = Math.Round(provisioning.Elapsed.TotalSeconds, 2);
         if (subject.Unavailable is { } why)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"subject {subject.Name} unavailable: {why}");
@@ -127,7 +134,11 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = (Outcome.Error, unrunnable.Reason);
             return;
         }
-        var build = builder.Ensure(m, kind.Recipe(subject, m, cs));
+        var building = System.Diagnostics.Stopwatch.StartNew();
+        var recipe = kind.Recipe(subject, m, cs);
+        var build = Announced($"{cell.Key}: building {m.Id} for {recipe.Flavor} (a first build takes 5–60 s; later ones are cached by content)",
+                              () => builder.Ensure(m, recipe));
+        cell.BuildSeconds = Math.Round(building.Elapsed.TotalSeconds, 2);
         if (build.Program is null)
         {
             (cell.Outcome, cell.Detail) = build.Unsupported is { } tried
@@ -137,11 +148,15 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         cell.Runtime = kind.Describe(subject);
         var family = _families.For(cs.Signature);
-        using var isolation = kind.Isolate(subject, dir);
+        using var isolation = Announced($"{cell.Key}: setting up its isolation (a Wine cell's own prefix and server: 2–10 s)",
+                                        () => kind.Isolate(subject, dir));
         var backend = kind.SnapshotBackend(subject, new CaptureContext(tools, options.Root, cs.Timed?.Heap ?? false,
                                                                                HoldsStill: family.HoldsStill));
         var runs = new RunLauncher(options, tools, m, cs, variant, subject, build.Program, isolation, backend, cell, dir, _families.Analysers);
-        var fixture = cs.Fixture is { } fx ? Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir) : null;
+        var fixture = cs.Fixture is { } fx
+            ? Announced($"{cell.Key}: applying its registry fixture (exported first, so it can be restored: 3–10 s under Wine)",
+                        () => Fixtures.CellFixture.Apply(fx, m, variant, subject, isolation, tools, cs.Budget, cell, dir))
+            : null;
         Verdict verdict;
         string? unrestored = null;
         cell.Family = family.Key;
@@ -198,6 +213,18 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             : evidence.Any(e => e.Status == EvidenceStatus.Undecided) ? Outcome.Inconclusive
             : verdict.Outcome;
         return (outcome, detail);
+    }
+
+    /// <summary>
+    /// Work that may take a while, said when it does: a line once it has taken 2 s, and another every 3 s after, so no
+    /// step of a run is a silent minute. Quick work (a current build, a provisioned subject) prints nothing.
+    /// </summary>
+    private T Announced<T>(string what, Func<T> work)
+    {
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        using var timer = new Timer(_ => options.Progress($"{what} … {clock.Elapsed.TotalSeconds:0} s so far"), null,
+                                    TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(3));
+        return work();
     }
 
     /// <summary>Cores can be hundreds of MB a run: over the cap they are deleted, and the record says so.</summary>

@@ -35,6 +35,13 @@ public static class ShardCommand
         var all = doc["cells"]!.AsObject();
         stdout.WriteLine($"{Path.GetRelativePath(root, file)}: {updated} cells from {string.Join(", ", records.Select(r => r.RunId))}; "
                          + $"{all.Count} cells recorded, {all.Sum(kv => kv.Value!.GetValue<double>()):0} s in all");
+        // What bounded each run: its lanes, the critical path, its phases and longest cells.
+        foreach (var r in records)
+        {
+            stdout.WriteLine($"{r.RunId}: {r.Seconds:0} s");
+            var cells = r.Cells.Select(c => r.Cell(c, root, $"artifacts/{r.RunId}/")).ToList();
+            foreach (var line in Timeline.Describe(cells, r.Seconds)) stdout.WriteLine($"  {line}");
+        }
         return RunExit.Ok;
     }
 }

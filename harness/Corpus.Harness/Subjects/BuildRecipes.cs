@@ -110,7 +110,9 @@ public sealed class DotnetPublish(string targetFramework, string rid, string? ru
 
 /// <summary>A native program: one target of the CMake project in build.cmake.dir.</summary>
 /// <param name="suffix">".exe" for a Windows target.</param>
-public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnlyList<string>? configureArgs = null, string suffix = "")
+/// <param name="prepare">What the configure step needs first (a cross-built GoogleTest), or null; a failing result ends the build.</param>
+public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnlyList<string>? configureArgs = null, string suffix = "",
+                               Func<Manifest, IToolRunner, ToolResult?>? prepare = null)
     : BuildRecipe
 {
     public override string Flavor => flavor;
@@ -122,6 +124,7 @@ public sealed class CmakeBuild(string target, string flavor = "cmake", IReadOnly
 
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
     {
+        if (prepare?.Invoke(m, tools) is { ExitCode: not 0 } unprepared) return unprepared;
         // {out} is the build folder; --config picks Release where the generator is multi-config (Visual Studio).
         var configure = tools.Run("cmake", ["-S", Path.Combine(m.Dir, m.Build.CmakeDir!), "-B", outDir, "-DCMAKE_BUILD_TYPE=Release",
                                             .. (configureArgs ?? []).Select(a => a.Replace("{out}", outDir))], TimeSpan.FromMinutes(5));

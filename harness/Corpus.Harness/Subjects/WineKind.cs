@@ -119,20 +119,23 @@ public sealed class WineKind(IToolRunner? tools = null) : WineKindBase(tools)
     protected override SubjectCapabilities Runs => SubjectCapabilities.NativePrograms;
 
     /// <summary>
-    /// The cross-built GoogleTest the repros' CMake projects find (CrossArgs), built the first time a native Wine subject
-    /// resolves, under a lock (harness/wine/googletest.sh returns at once when it is current).
+    /// The cross-built GoogleTest a repro's CMake project finds (CrossArgs), built before the first cross build of a
+    /// project that asks for it (find_package(GTest)), under a lock: harness/wine/googletest.sh returns at once when it
+    /// is current, and a project without tests never waits for it.
     /// </summary>
-    protected override string? Prepare(string root)
+    private static ToolResult? GoogleTestFor(Manifest m, IToolRunner tools)
     {
+        var lists = Path.Combine(m.Dir, m.Build.CmakeDir ?? "", "CMakeLists.txt");
+        if (!File.Exists(lists) || !File.ReadAllText(lists).Contains("GTest", StringComparison.Ordinal)) return null;
+        var root = Path.GetFullPath(Path.Combine(m.Dir, "..", ".."));
         var dir = Path.Combine(root, ".cache", "wine", "googletest");
-        var r = Tools.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "wine", "googletest.sh"), dir],
-                                        TimeSpan.FromMinutes(10));
-        return r.ExitCode == 0 ? null : $"no cross-built GoogleTest at {dir}: {r.Describe("harness/wine/googletest.sh")}";
+        var r = tools.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "wine", "googletest.sh"), dir], TimeSpan.FromMinutes(10));
+        return r.ExitCode == 0 ? null : r with { Stderr = $"no cross-built GoogleTest at {dir}: {r.Describe("harness/wine/googletest.sh")}" };
     }
 
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         cs.CmakeTarget is not { } target ? new NoBuild($"case {cs.Id} has no native program")
-        : new CmakeBuild(target, "wine-cmake", CrossArgs(m), ".exe");
+        : new CmakeBuild(target, "wine-cmake", CrossArgs(m), ".exe", GoogleTestFor);
 
     /// <summary>CMake's arguments for a mingw-w64 cross build (also of the windows flavor, by `corpus winsmoke`).</summary>
     public static IReadOnlyList<string> CrossArgs(Manifest m) =>
