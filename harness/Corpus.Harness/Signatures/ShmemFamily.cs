@@ -135,7 +135,8 @@ public sealed class ShmemFamily : ISignatureFamily
             deltas.Add(leak.ShmemDeltaBytes);
             rsses.Add(leak.RssBytes);
             var (shmem, rss) = deltas.Count == 1
-                ? (leak.Held(leak.ShmemDeltaBytes, x => x.Shmem, spec.SettleSec), leak.Held(leak.RssBytes, x => x.Rss, spec.SettleSec))
+                ? (probe.Meter.SamplesTheCell ? leak.Held(leak.ShmemDeltaBytes, x => x.Shmem, spec.SettleSec) : Exact(leak.ShmemDeltaBytes),
+                   leak.Held(leak.RssBytes, x => x.Rss, spec.SettleSec))
                 : (Decision.Mean(deltas, spec.Decide.LookConfidence), Decision.Mean(rsses, spec.Decide.LookConfidence));
             (outcome, detail) = probe.Judge(leak, shmem, rss);
             var stop = outcome != Outcome.Inconclusive ? "decided"
@@ -155,6 +156,8 @@ public sealed class ShmemFamily : ISignatureFamily
             return new Verdict(outcome, detail) { Facts = facts, KeyFigures = facts.KeyFigures() };
         }
     }
+
+    private static Interval Exact(double x) => new(x, x, x) { Confidence = 0 };
 
     private static LeakFacts RecordLeak(CellResult cell, LeakMeasure m, ShmemProbe probe)
     {

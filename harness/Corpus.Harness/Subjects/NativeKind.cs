@@ -39,7 +39,7 @@ public sealed class NativeKind : ISubjectKind
 
     /// <summary>windows: the same flavor cross-built with mingw-w64 (`corpus winsmoke`), so a Windows harness finds it up to date.</summary>
     public BuildRecipe? CrossBuild(Subject s, Manifest m, CaseSpec cs) =>
-        OnWindows(s) && cs.CmakeTarget is { } target ? new CmakeBuild(target, WindowsFlavor, WineKind.CrossArgs(m), ".exe") : null;
+        OnWindows(s) && cs.CmakeTarget is { } target ? new CmakeBuild(target, WindowsFlavor, WineKind.CrossArgs(m), ".exe", WineKind.GoogleTestFor) : null;
 
     public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) =>
         new(program, args, options.Env);

@@ -123,7 +123,7 @@ public sealed class WineKind(IToolRunner? tools = null) : WineKindBase(tools)
     /// project that asks for it (find_package(GTest)), under a lock: harness/wine/googletest.sh returns at once when it
     /// is current, and a project without tests never waits for it.
     /// </summary>
-    private static ToolResult? GoogleTestFor(Manifest m, IToolRunner tools)
+    public static ToolResult? GoogleTestFor(Manifest m, IToolRunner tools)
     {
         var lists = Path.Combine(m.Dir, m.Build.CmakeDir ?? "", "CMakeLists.txt");
         if (!File.Exists(lists) || !File.ReadAllText(lists).Contains("GTest", StringComparison.Ordinal)) return null;

@@ -36,6 +36,10 @@ public interface ILeakMeter
     /// <summary>The name of the cell's curve in the report's time plot.</summary>
     string CellCurve { get; }
 
+    /// <summary>Whether that curve samples the same figure the measure reads (the cell's cgroup shmem), so its samples
+    /// around the measure show how much the figure moved; on Windows the curve is host-wide commit, context only.</summary>
+    bool SamplesTheCell { get; }
+
     /// <summary>Whether this meter reads Windows' sections (the facts and the key figures say it so).</summary>
     bool Windows { get; }
 
@@ -50,6 +54,7 @@ public sealed class LinuxLeakMeter : ILeakMeter
 {
     public bool Windows => false;
     public string CellCurve => "cell shmem (MB)";
+    public bool SamplesTheCell => true;
 
     public long HostBytes() => ProcKb("/proc/meminfo", "Shmem:") * 1024;
     public long RssBytes(int pid) => ProcKb($"/proc/{pid}/status", "VmRSS:") * 1024;
@@ -98,6 +103,7 @@ public sealed class WindowsLeakMeter : ILeakMeter
 {
     public bool Windows => true;
     public string CellCurve => "system commit - baseline (MB), context";
+    public bool SamplesTheCell => false;
 
     public long HostBytes() => WindowsNative.CommitTotalBytes();
     public long RssBytes(int pid) => WindowsNative.Counters(pid)?.WorkingSet ?? 0;
