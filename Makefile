@@ -125,9 +125,9 @@ LOAD ?=
 stress: setup
 	ci/stress.sh "$(N)" "$(CLONES)" "$(REPRO)" "$(LOAD)"
 
-# A working skeleton of a new repro: make new-repro ID=my-bug KIND=csharp|cpp|win32 (see docs/adding-a-repro.md).
+# A working skeleton of a new repro: make new-repro ID=my-bug KIND=csharp|cpp|win32 [NAME=MyBug] (see docs/adding-a-repro.md).
 new-repro:
-	@ci/new-repro.sh "$(ID)" "$(KIND)"
+	@ci/new-repro.sh "$(ID)" "$(KIND)" "$(NAME)"
 
 clean:
 	-$(CORPUS) clean

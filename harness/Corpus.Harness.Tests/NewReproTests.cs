@@ -25,9 +25,9 @@ public sealed class NewReproTests : IDisposable
 
     public void Dispose() => Directory.Delete(_root, recursive: true);
 
-    private (int Code, string Output) NewRepro(string id, string kind)
+    private (int Code, string Output) NewRepro(string id, string kind, string name = "")
     {
-        var psi = new ProcessStartInfo("bash", [Path.Combine(_root, "ci", "new-repro.sh"), id, kind])
+        var psi = new ProcessStartInfo("bash", [Path.Combine(_root, "ci", "new-repro.sh"), id, kind, name])
         {
             RedirectStandardOutput = true, RedirectStandardError = true,
         };
@@ -64,6 +64,22 @@ public sealed class NewReproTests : IDisposable
         var shape = PowerShellShape(tests);
         Assert.StartsWith("parse=0 requires=Pester 5.7.1 param=Run its=", shape);
         Assert.True(Its(shape) >= cells, $"{tests}: {shape}: fewer Its than its {cells} expected cells");
+
+        // The lab the sources point at exists: a stub with a block make test-labs runs, and what it must show.
+        var lab = File.ReadAllText(Path.Combine(_root, "docs", "labs", $"my-{kind}-bug.md"));
+        Assert.DoesNotContain("@ID@", lab);
+        Assert.Contains($"```sh lab\nmake run REPRO=my-{kind}-bug\n```", lab);
+        Assert.Contains("<!-- expect output: 0 differ from expected/ -->", lab);
+    }
+
+    [Fact]
+    public void NameChoosesTheCSharpNamesWhereTheIdRunsWordsTogether()
+    {
+        var (code, output) = NewRepro("binaryformatter-linkedlist", "csharp", "BinaryFormatterLinkedList");
+        Assert.True(code == 0, output);
+        Assert.True(File.Exists(Path.Combine(_root, "repros", "binaryformatter-linkedlist", "src", "BinaryFormatterLinkedList.csproj")), output);
+        Assert.Contains("C# names: BinaryFormatterLinkedList", output);
+        Assert.Equal(2, NewRepro("other-bug", "csharp", "not_pascal").Code);
     }
 
     private static int Its(string shape) => int.Parse(System.Text.RegularExpressions.Regex.Match(shape, @"its=(\d+)").Groups[1].Value);

@@ -23,6 +23,7 @@ public class ShmemDecisionTests
         public long AfterBytes(ContainedProcess p, long hostBaseline) => 0;
         public string Attribution(ContainedProcess p) => "planted";
         public string CellCurve => "cell shmem (MB)";
+        public bool SamplesTheCell => true;
         public bool Windows => false;
         public string Describe(LeakMeasure m, HeldAtMarker? held) => $"+{m.ShmemDeltaBytes / MB} MB";
     }
