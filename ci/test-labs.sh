@@ -16,7 +16,10 @@
 # token in the environment), no /dev/shm entry and no /tmp entry. Each lab gets a private /dev/shm and a private /tmp
 # (tmpfs mounts in its own mount namespace, /tmp holding only an empty .X11-unix and .ICE-unix as a host's does), so
 # entries made by other jobs on the host neither count nor get touched, and whatever the lab leaves there is listed.
-# Labs work under artifacts/lab/<id>/ (or a folder they remove), never /tmp.
+# Labs work under artifacts/lab/<id>/ (or a folder they remove), never /tmp. What a lab keeps there when it ends, it
+# says, with why: <!-- keeps: artifacts/lab/<id>/NAME: why --> (NAME may be a glob); anything else left there fails.
+# The blocks run as a person's shell runs them: with no TMPDIR of the runner's (make's) in their environment. Nothing
+# may be left in the source tree's lab programs (repros/<id>/lab/: an obj/ of a dotnet build there).
 # Blocks fenced as ```sh lab-skip: REASON are reported and not run (e.g. they need real Windows).
 #
 # usage: ci/test-labs.sh [LAB_ID...]      (make test-labs [LAB=id]); LAB_TIMEOUT=seconds per lab (default 2400);
@@ -110,6 +113,7 @@ write_driver() {
     echo '#!/bin/bash'
     echo "cd '$clone'"
     echo 'exec < /dev/null'
+    echo 'unset TMPDIR    # a person'"'"'s shell has no TMPDIR of make'"'"'s'
     printf 'LAB=%q\nfigure_re=%q\n' "$lab" "$figure_re"
     cat <<'DRIVER'
 fail() { echo "$*" >> "$D/failures"; return 1; }
@@ -240,6 +244,19 @@ for lab in "${labs[@]}"; do
     problems+=("block $last (line $(awk -v n="$last" '$1==n{print $2}' "$dir/index")) exited $rc")
   fi
   while read -r l; do [ -n "$l" ] && problems+=("$l"); done < "$dir/leftovers"
+  # What the lab left under artifacts/lab/<id>/ and did not say it keeps (<!-- keeps: PATH: why -->).
+  kept=$(sed -nE 's/^<!-- keeps: ([^ :]+)(:.*)? -->[[:space:]]*$/\1/p' "$clone/docs/labs/$lab.md")
+  if [ -d "$clone/artifacts/lab/$lab" ]; then
+    while read -r f; do
+      rel=${f#"$clone/"}; announced=
+      for k in $kept; do [[ $rel == $k ]] && announced=1; done
+      [ -n "$announced" ] || problems+=("artifacts/lab entry left behind unannounced: $rel ($(du -sb "$f" | cut -f1) bytes; a lab removes it, or says <!-- keeps: $rel: why -->)")
+    done < <(find "$clone/artifacts/lab/$lab" -mindepth 1 -maxdepth 1 | sort)
+  fi
+  # A lab program built in the source tree (repros/<id>/lab/) leaves its obj/ and bin/ there unless it builds elsewhere.
+  while read -r _ f; do
+    problems+=("source tree entry left behind: $f (build a lab program into artifacts/lab/$lab/, or remove it)")
+  done < <(git -C "$clone" status --porcelain --ignored -- 'repros/*/lab' 2>/dev/null)
   # Per block: seconds and result.
   while read -r n line kind reason; do
     if [ "$kind" = skip ]; then printf '  block %2d (line %3d): not runnable here: %s\n' "$n" "$line" "$reason"; continue; fi
