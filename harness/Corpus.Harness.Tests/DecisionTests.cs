@@ -61,18 +61,21 @@ public class DecisionTests
     }
 
     [Fact]
-    public void AShareOfCorrelatedSamplesIsWiderThanOneOfIndependentOnes()
+    public void AShareIsKnownToABinomialsErrorOnItsEffectiveNumberOfSamples()
     {
-        // The same 60% share: in long runs of one stack (as a sampled thread sits in one call), and interleaved.
-        var runs = Enumerable.Range(0, 400).Select(i => (i / 40 % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
-        var mixed = Enumerable.Range(0, 400).Select(i => (i % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
-        var wide = Decision.Share(runs, 0.95);
-        var narrow = Decision.Share(mixed, 0.95);
-        Assert.Equal(0.6, wide.Value, 6);
-        Assert.Equal(0.6, narrow.Value, 6);
-        Assert.True(wide.High - wide.Low > 5 * (narrow.High - narrow.Low), $"{wide} against {narrow}");
-        // Too few samples for the batches: no interval.
-        Assert.True(double.IsInfinity(Decision.Share(runs.Take(10).ToList(), 0.95).High));
+        // 60% of 400 equal samples: Wilson's 95% interval, about ±4.8 points.
+        var equal = Enumerable.Range(0, 400).Select(i => (i % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
+        var i400 = Decision.Share(equal, 0.95);
+        Assert.Equal(0.6, i400.Value, 6);
+        Assert.InRange(i400.High - i400.Low, 0.09, 0.10);
+        // The same share in an evented profile whose weight sits in a few long spans: 20 spans of 100 ms among 380 of
+        // 1 ms count for about 27 samples, not 400, and the interval widens to match.
+        var spans = Enumerable.Range(0, 400).Select(i => i < 20 ? (i < 13 ? 100.0 : 0.0, 100.0) : (i % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
+        var few = Decision.Share(spans, 0.95);
+        Assert.True(few.High - few.Low > 3 * (i400.High - i400.Low), $"{few} against {i400}");
+        // A phase structure is not noise: the same 400 samples in runs of 40 of one stack give the same interval.
+        var phases = Enumerable.Range(0, 400).Select(i => (i / 40 % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
+        Assert.Equal(i400, Decision.Share(phases, 0.95));
     }
 
     [Fact]

@@ -14,20 +14,14 @@ public class TraceShareDecisionTests
 {
     private static readonly TraceCapture Cpu = new("cpu", [], 200_000, null, [], [], [], null);
 
-    /// <summary>
-    /// A traced run's samples: in runs of 20 of one stack (as a sampled thread sits in one call), so the share's batches
-    /// scatter; <paramref name="share"/> of them under ObjectManager.
-    /// </summary>
+    /// <summary>A traced run of equal samples, <paramref name="share"/> of them under ObjectManager, in runs of 20 of one stack.</summary>
     private static TraceModel Trace(double share, int samples = 400, int seed = 0)
     {
-        var rng = new Random(seed);
         var list = new List<TraceSample>();
-        for (var i = 0; i < samples; i += 20)
-        {
-            var hit = rng.NextDouble() < share;
+        var hits = (int)Math.Round(share * samples / 20);
+        for (var b = 0; b < samples / 20; b++)
             for (var j = 0; j < 20; j++)
-                list.Add(new TraceSample(hit ? ["Main", "Deserialize", "ObjectManager.Fix"] : ["Main", "Deserialize", "Parse"]) { Time = (i + j) / 1000.0 });
-        }
+                list.Add(new TraceSample(b < hits ? ["Main", "Deserialize", "ObjectManager.Fix"] : ["Main", "Deserialize", "Parse"]) { Time = (b * 20 + j) / 1000.0 });
         return new TraceModel("cpu", "samples", list, []);
     }
 

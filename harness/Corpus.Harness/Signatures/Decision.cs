@@ -165,30 +165,32 @@ public static class Decision
     }
 
     /// <summary>
-    /// A share of weight (matched over total) of samples in time order, with the batch-means interval: consecutive
-    /// samples of one stack are not independent, so the series is cut into <paramref name="batches"/> runs of
-    /// consecutive samples, and the spread of the batches' shares gives the standard error of the whole share
-    /// (Student's t on batches − 1 degrees of freedom). Too few samples for the batches: unbounded.
+    /// A share of weight (matched over total) of a traced run's samples, with Wilson's interval on Kish's effective number
+    /// of samples, (Σw)² / Σw²: the samples are draws at the sampler's times, so the share of this run is known to about
+    /// a binomial's error, and samples of unequal weight (an evented profile's spans) count for less than their number.
+    /// A program's phases (a long stretch of one call) are not noise: batches of consecutive samples, tried first, put
+    /// the phases into the error and gave .NET's deserialize 57% [27%, 88%] from 319 samples of three runs.
     /// </summary>
-    public static Interval Share(IReadOnlyList<(double Matched, double Total)> samples, double confidence, int batches = 10)
+    public static Interval Share(IReadOnlyList<(double Matched, double Total)> samples, double confidence)
     {
-        var total = samples.Sum(s => s.Total);
+        double total = 0, matched = 0, squares = 0;
+        foreach (var (m, t) in samples) (total, matched, squares) = (total + t, matched + m, squares + t * t);
         if (total <= 0) throw new ArgumentException("a share of no weight");
-        var share = samples.Sum(s => s.Matched) / total;
-        if (samples.Count < 2 * batches) return new Interval(share, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
-        var shares = new List<double>();
-        for (var b = 0; b < batches; b++)
-        {
-            var (from, to) = (samples.Count * b / batches, samples.Count * (b + 1) / batches);
-            double m = 0, t = 0;
-            for (var i = from; i < to; i++) (m, t) = (m + samples[i].Matched, t + samples[i].Total);
-            if (t > 0) shares.Add(m / t);
-        }
-        if (shares.Count < 2) return new Interval(share, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
-        var mean = shares.Average();
-        var se = Math.Sqrt(shares.Sum(s => (s - mean) * (s - mean)) / (shares.Count - 1) / shares.Count);
-        var q = StudentT.Quantile(1 - (1 - confidence) / 2, shares.Count - 1);
-        return new Interval(share, Math.Max(0, share - q * se), Math.Min(1, share + q * se)) { Confidence = confidence };
+        var share = matched / total;
+        var n = total * total / squares;
+        var z = StudentT.Quantile(1 - (1 - confidence) / 2, 1e6);
+        var (low, high) = Wilson(share, n, z);
+        return new Interval(share, low, high) { Confidence = confidence };
+    }
+
+    /// <summary>Wilson's score interval of a proportion p seen in n (possibly effective, so not whole) draws.</summary>
+    public static (double Low, double High) Wilson(double p, double n, double z)
+    {
+        if (n <= 0) return (0, 1);
+        var z2 = z * z;
+        var centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+        var half = z / (1 + z2 / n) * Math.Sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+        return (Math.Max(0, centre - half), Math.Min(1, centre + half));
     }
 }
 

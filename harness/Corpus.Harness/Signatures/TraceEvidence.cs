@@ -88,7 +88,7 @@ public sealed record TraceShareFacts(string Frame, string? Under, double? Share,
                                      double? Min, double? CleanMax, string? Judged, bool? Holds, IReadOnlyList<string> Example, string Label = "",
                                      string? Thread = null)
 {
-    /// <summary>The share's interval (batch means over the samples in time order; exact for an account of every byte).</summary>
+    /// <summary>The share's interval (Wilson's, on the effective number of samples; exact for an account of every byte).</summary>
     public double? Low { get; init; }
     public double? High { get; init; }
     public double? Confidence { get; init; }
@@ -223,8 +223,8 @@ public sealed class TraceEvidence : IEvidenceCheck
         Share(s, [trace], reproduced, confidence);
 
     /// <summary>
-    /// The share over one traced run or several, each filtered by its own main thread; its interval by batch means over
-    /// the samples in time order (<see cref="Decision.Share"/>), or exact for a trace that accounts for every byte. It
+    /// The share over one traced run or several, each filtered by its own main thread; its interval by Wilson's on
+    /// the effective number of samples (<see cref="Decision.Share"/>), or exact for a trace that accounts for every byte. It
     /// holds or fails only when the whole interval is on one side of the bound; null (undecided) while it straddles it.
     /// </summary>
     public static TraceShareFacts Share(TraceShareSpec s, IReadOnlyList<TraceModel> traces, bool reproduced, double confidence)
