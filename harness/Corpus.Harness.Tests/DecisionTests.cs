@@ -73,6 +73,9 @@ public class DecisionTests
         var spans = Enumerable.Range(0, 400).Select(i => i < 20 ? (i < 13 ? 100.0 : 0.0, 100.0) : (i % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
         var few = Decision.Share(spans, 0.95);
         Assert.True(few.High - few.Low > 3 * (i400.High - i400.Low), $"{few} against {i400}");
+        // Unless the weights are themselves the sampler's draws (dotnet-trace's spans: ms of a 1 ms sampler).
+        var drawn = Decision.Share(spans, 0.95, draws: spans.Sum(x => x.Item2));
+        Assert.True(drawn.High - drawn.Low < i400.High - i400.Low, $"{drawn} against {i400}");
         // A phase structure is not noise: the same 400 samples in runs of 40 of one stack give the same interval.
         var phases = Enumerable.Range(0, 400).Select(i => (i / 40 % 5 < 3 ? 1.0 : 0.0, 1.0)).ToList();
         Assert.Equal(i400, Decision.Share(phases, 0.95));

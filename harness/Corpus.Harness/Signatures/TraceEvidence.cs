@@ -252,7 +252,8 @@ public sealed class TraceEvidence : IEvidenceCheck
         double? share = total > 0 ? Math.Round(matched / total, 4) : null;
         Interval? interval = total <= 0 ? null
             : traces.All(t => !t.Sampled) ? new Interval(matched / total, matched / total, matched / total) { Confidence = 1 }
-            : Decision.Share(weights, confidence);
+            // Milliseconds of a 1 ms sampler: the weight is the number of draws (dotnet-trace merges a stack's samples into spans).
+            : Decision.Share(weights, confidence, traces.All(t => t.Unit == "milliseconds") ? weights.Sum(w => w.Total) / SamplerMs : null);
         var judged = reproduced ? (s.Min is null ? null : "min") : (s.CleanMax is null ? null : "cleanMax");
         bool? holds = (judged, interval) switch
         {
@@ -269,6 +270,9 @@ public sealed class TraceEvidence : IEvidenceCheck
             Confidence = interval?.Confidence, Traces = traces.Count,
         };
     }
+
+    /// <summary>The sampling interval of the profiles whose weights are milliseconds (EventPipe's sample profiler: 1 kHz).</summary>
+    public const double SamplerMs = 1;
 
     /// <summary>An unbounded end (too few samples) is null: no interval, not an infinite one.</summary>
     private static double? Round(double d) => double.IsInfinity(d) ? null : Math.Round(d, 4);
