@@ -37,22 +37,6 @@ public sealed class CaptureRetakeTests : IDisposable
         }
     }
 
-    private sealed class ShellKind(ICaptureBackend snapshots) : ISubjectKind
-    {
-        public string Name => "shell";
-        public IReadOnlyList<string> BuiltIns => ["shell"];
-        public IReadOnlyList<string> UserPrefixes => [];
-        public string UserPathMeaning => "a POSIX shell";
-        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
-        public Subject Resolve(string spec, string? userPath, string root) => new(spec, this, "/bin/sh", "1", null);
-        public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new CopyScript();
-        public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) => new(s.Path, [program, .. args], options.Env);
-        public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
-        public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => snapshots;
-        public string CrashExecutable(Subject s, string program) => s.Path;
-        public string Describe(Subject s) => "shell /bin/sh";
-    }
-
     private sealed class CopyScript : BuildRecipe
     {
         public override string Flavor => "script";
@@ -84,7 +68,7 @@ public sealed class CaptureRetakeTests : IDisposable
                            "capture": { "timed": { "marker": "REPRO-REACHED go", "delaySec": 0.5, "intervalSec": 0.4, "count": 2, "retakes": 2 } } } ] }
             """);
         var backend = new PlantedSnapshots(shortFirst);
-        var kinds = SubjectKinds.Default.With(new ShellKind(backend));
+        var kinds = SubjectKinds.Default.With(new ShellKind(() => new CopyScript(), backend));
         var m = Manifest.Load(Path.Combine(dir, "repro.json"), null, kinds);
         var runner = new CellRunner(new RunOptions(_root, Path.Combine(_root, "artifacts", "run"), Keep: true, _ => { }),
                                     new Builder(_root, ToolRunner.Instance), ToolRunner.Instance, null, kinds);

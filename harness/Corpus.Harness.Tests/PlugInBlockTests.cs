@@ -63,25 +63,6 @@ public sealed class PlugInBlockTests : IDisposable
                .Select(g => new TraceEvent(g.Max(e => e.Seconds), "writes", new Dictionary<string, string> { ["count"] = g.Count().ToString() }));
     }
 
-    // A subject that runs the script build under /bin/sh and traces it with the real perf backend.
-    private sealed class ShellKind : ISubjectKind
-    {
-        public string Name => "shell";
-        public IReadOnlyList<string> BuiltIns => ["shell"];
-        public IReadOnlyList<string> UserPrefixes => [];
-        public string UserPathMeaning => "a POSIX shell";
-        public SubjectCapabilities Capabilities(string subject) => SubjectCapabilities.ManagedProgram;
-        public Subject Resolve(string spec, string? userPath, string root) => new(spec, this, "/bin/sh", "1", null);
-        public BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) => new ScriptRecipe();
-        public Launch Launch(Subject s, string program, IReadOnlyList<string> args, LaunchOptions options) => new(s.Path, [program, .. args], options.Env);
-        public CellIsolation Isolate(Subject s, string cellDir) => CellIsolation.None;
-        public ICaptureBackend SnapshotBackend(Subject s, CaptureContext context) => new LinuxProcDump(context.Tools);
-        public string? TraceUnsupported(string subject, TraceCapture trace) => null;
-        public ITraceBackend TraceBackend(Subject s, TraceCapture trace, CaptureContext context) => new PerfTrace();
-        public string CrashExecutable(Subject s, string program) => s.Path;
-        public string Describe(Subject s) => "shell /bin/sh";
-    }
-
     private sealed class ScriptRecipe : BuildRecipe
     {
         public override string Flavor => "script";
@@ -98,7 +79,8 @@ public sealed class PlugInBlockTests : IDisposable
     public async Task ABuildKindACaptureKindAndATraceAnalyserRunThroughTheRealRunner()
     {
         var families = SignatureFamilies.Default.With(new ScriptBuildKind()).With(new ListingCaptureKind()).With(new WriteCountAnalyser());
-        var kinds = SubjectKinds.Default.With(new ShellKind());
+        // A subject that runs the script build under /bin/sh and traces it with the real perf backend.
+        var kinds = SubjectKinds.Default.With(new ShellKind(() => new ScriptRecipe()));
         var dir = Path.Combine(_root, "repros", "plug");
         Directory.CreateDirectory(dir);
         File.WriteAllText(Path.Combine(dir, "prog.sh"), "for i in 1 2 3; do echo \"line $i\"; done\necho REPRO-DONE\n");

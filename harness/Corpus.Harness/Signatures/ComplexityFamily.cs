@@ -57,7 +57,7 @@ public sealed class ComplexityFamily : ISignatureFamily
 
     /// <summary>
     /// Power laws: the exponent of log(metric) against log(n), from the fastest run of each size, decided by its
-    /// least-squares interval (<see cref="Decision.Slope"/>) against the bounds. Rounds over the sizes, not all runs of
+    /// interval from its runs' own scatter (<see cref="Decision.ReplicateSlope"/>) against the bounds. Rounds over the sizes, not all runs of
     /// one size and then the next: a stretch of host load then slows one run of several sizes, and the fastest of each
     /// size's runs leaves it out. Short sizes are repeated (up to repeatUnderSec of runs, at most MaxRepeats). While the
     /// interval straddles a bound, one more round over every size, within the case's decide budget; still undecided

@@ -106,17 +106,8 @@ public static class Decision
     public static Interval Slope(IReadOnlyList<(double X, double Y)> points, double confidence)
     {
         var n = points.Count;
-        if (n < 2) throw new ArgumentException("a slope needs at least two points");
-        double mx = points.Average(p => p.X), my = points.Average(p => p.Y), sxx = 0, sxy = 0;
-        foreach (var (x, y) in points)
-        {
-            sxx += (x - mx) * (x - mx);
-            sxy += (x - mx) * (y - my);
-        }
-        if (sxx == 0) throw new ArgumentException("a slope needs two distinct x");
-        var b = sxy / sxx;
+        var (b, a, sxx) = Line(points);
         if (n == 2) return new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence };
-        var a = my - b * mx;
         var sse = points.Sum(p => (p.Y - a - b * p.X) * (p.Y - a - b * p.X));
         var se = Math.Sqrt(sse / (n - 2) / sxx);
         var t = StudentT.Quantile(1 - (1 - confidence) / 2, n - 2);
@@ -136,21 +127,26 @@ public static class Decision
     public static (Interval Slope, double Sigma, int Df) ReplicateSlope(IReadOnlyList<(double X, IReadOnlyList<double> LogY)> sizes,
                                                                         double confidence, IReadOnlyList<(double X, double LogY)>? single = null)
     {
-        var points = sizes.Select(s => (s.X, s.LogY.Min())).Concat(single ?? []).ToList();
-        if (points.Count < 2) throw new ArgumentException("a slope needs at least two sizes");
-        double mx = points.Average(p => p.X), my = points.Average(p => p.Item2), sxx = 0, sxy = 0;
-        foreach (var (x, y) in points)
-        {
-            sxx += (x - mx) * (x - mx);
-            sxy += (x - mx) * (y - my);
-        }
-        if (sxx == 0) throw new ArgumentException("a slope needs two distinct sizes");
-        var b = sxy / sxx;
+        var (b, _, sxx) = Line(sizes.Select(s => (s.X, s.LogY.Min())).Concat(single ?? []).ToList());
         var gaps = sizes.Where(s => s.LogY.Count >= 2).Select(s => s.LogY.Order().Take(2).ToList()).Select(t => t[1] - t[0]).ToList();
         if (gaps.Count == 0) return (new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence }, double.NaN, 0);
         var sigma = Math.Sqrt(gaps.Average(g => g * g));
         var half = StudentT.Quantile(1 - (1 - confidence) / 2, gaps.Count) * sigma / Math.Sqrt(sxx);
         return (new Interval(b, b - half, b + half) { Confidence = confidence }, sigma, gaps.Count);
+    }
+
+    /// <summary>The least-squares line through the points: its slope, its intercept, and Σ(x − x̄)².</summary>
+    private static (double Slope, double Intercept, double Sxx) Line(IReadOnlyList<(double X, double Y)> points)
+    {
+        if (points.Count < 2) throw new ArgumentException("a slope needs at least two points");
+        double mx = points.Average(p => p.X), my = points.Average(p => p.Y), sxx = 0, sxy = 0;
+        foreach (var (x, y) in points)
+        {
+            sxx += (x - mx) * (x - mx);
+            sxy += (x - mx) * (y - my);
+        }
+        if (sxx == 0) throw new ArgumentException("a slope needs two distinct x");
+        return (sxy / sxx, my - sxy / sxx * mx, sxx);
     }
 
     /// <summary>The mean of per-round values with its Student-t interval; one value gives none (unbounded).</summary>
