@@ -81,6 +81,7 @@ public sealed record DecisionFacts(string Figure, double Value, double? Low, dou
     }.OfType<string>());
 
     /// <summary>The inconclusive detail: the figure, its interval and the bounds, and what ended the measuring.</summary>
+    [System.Text.Json.Serialization.JsonIgnore]
     public string Undecided => $"{Figure} {Interval} straddles a bound ({Bounds}) after {Rounds} of at most {MaxRounds} rounds; "
                                + $"ended by {StoppedBy} ({Method})";
 }
