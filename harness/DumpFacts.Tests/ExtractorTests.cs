@@ -22,6 +22,34 @@ public sealed class ExtractorTests(DebuggeeDump dump, ITestOutputHelper output) 
     }
 
     [Fact]
+    public async Task Reading_a_dump_leaves_nothing_in_the_readers_temp_folder()
+    {
+        // The tool as a person runs it, with a temp folder of its own: ClrMD's symbol cache must not stay there.
+        DirectoryInfo temp = Directory.CreateTempSubdirectory("dumpfacts-tmp-");
+        try
+        {
+            var start = new System.Diagnostics.ProcessStartInfo("dotnet")
+            {
+                ArgumentList = { "exec", Path.Combine(AppContext.BaseDirectory, "DumpFacts.dll"), dump.Path, "--top", "1" },
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            };
+            start.Environment["TMPDIR"] = temp.FullName;
+            using var tool = System.Diagnostics.Process.Start(start)!;
+            Task<string> stdout = tool.StandardOutput.ReadToEndAsync(), stderr = tool.StandardError.ReadToEndAsync();
+            using var limit = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+            await tool.WaitForExitAsync(limit.Token);
+            Assert.True(tool.ExitCode == 0, $"DumpFacts exited {tool.ExitCode}: {await stderr}");
+            Assert.Contains("\"threads\"", await stdout);
+            Assert.Empty(temp.EnumerateFileSystemInfos().Select(e => e.Name));
+        }
+        finally
+        {
+            temp.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
     public void Heap_holds_exactly_the_debuggee_markers()
     {
         Facts facts = Extractor.Extract(dump.Path, new Options { Top = 1000 });

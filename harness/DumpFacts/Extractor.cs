@@ -11,7 +11,22 @@ public static class Extractor
 
     public static Facts Extract(string dumpPath, Options options)
     {
-        using DataTarget target = Open(dumpPath);
+        // ClrMD makes its symbol cache folder when it opens a dump, even with no symbol path; left to itself that is
+        // an empty `symbols/` in the temp folder of whoever ran the tool. This one is private and goes with the run.
+        DirectoryInfo cache = Directory.CreateTempSubdirectory("dumpfacts-symbols-");
+        try
+        {
+            return Extract(dumpPath, options, cache.FullName);
+        }
+        finally
+        {
+            try { cache.Delete(recursive: true); } catch (IOException) { } catch (UnauthorizedAccessException) { }
+        }
+    }
+
+    private static Facts Extract(string dumpPath, Options options, string symbolCache)
+    {
+        using DataTarget target = Open(dumpPath, symbolCache);
         using ClrRuntime runtime = CreateRuntime(target, dumpPath, options);
 
         // Thread names live only in the managed Thread objects, so they come with the heap walk.
@@ -44,7 +59,7 @@ public static class Extractor
         return (fileVersion ?? (Version)runtime.ClrInfo.Version).ToString();
     }
 
-    private static DataTarget Open(string dumpPath)
+    private static DataTarget Open(string dumpPath, string symbolCache)
     {
         if (!File.Exists(dumpPath))
             throw new DumpOpenException($"cannot open dump '{dumpPath}': file not found");
@@ -52,7 +67,7 @@ public static class Extractor
         {
             // An empty symbol path keeps ClrMD off the network; the DAC is taken from the
             // runtime directory recorded in the dump, which exists on the machine that made it.
-            return DataTarget.LoadDump(dumpPath, new DataTargetOptions { SymbolPaths = [] });
+            return DataTarget.LoadDump(dumpPath, new DataTargetOptions { SymbolPaths = [], SymbolCachePath = symbolCache });
         }
         catch (Exception e) when (e is IOException or InvalidDataException or UnauthorizedAccessException
                                      or NotSupportedException or InvalidOperationException)
