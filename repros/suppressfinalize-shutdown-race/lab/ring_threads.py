@@ -1,7 +1,9 @@
 # suppressfinalize-shutdown-race, lab step: who freed what, per thread, from the freelog ring in a Mono core.
 # Usage: gdb -q -batch -nx -x ring_threads.py $(readlink -f /usr/bin/mono) CORE   (with /tmp/perf-PID.map present)
 # freelog.py answers "who freed the crashing pointer"; this answers "how far had each thread got": per LWP the
-# number of frees, how many came from Event:Dispose, and the sequence numbers of its first and last such free.
+# number of frees, how many came from Event:Dispose, and the sequence numbers of its first and last such free; then
+# whether the aborting free (the ring's last record: freelog records a free before glibc sees it) freed again the
+# block of another thread's last Event:Dispose free.
 import gdb, os, bisect, struct
 
 inf = gdb.selected_inferior()
@@ -33,13 +35,14 @@ for seq in range(max(0, total - size), total):
     ptr, s, tid, depth, *ret = rec.unpack_from(raw, (seq % size) * rec.size)
     if s != seq:
         continue
-    t = per.setdefault(tid, {"frees": 0, "dispose": 0, "first": None, "last": None, "finalize": 0})
+    t = per.setdefault(tid, {"frees": 0, "dispose": 0, "first": None, "last": None, "finalize": 0, "lastPtr": None})
     t["frees"] += 1
     names = [jit_name(a) or "" for a in ret[:depth]]
     if any(":Dispose" in n and "Event" in n for n in names):
         t["dispose"] += 1
         t["first"] = seq if t["first"] is None else t["first"]
         t["last"] = seq
+        t["lastPtr"] = ptr
         if any("Event:Finalize" in n for n in names):
             t["finalize"] += 1
 print("pid %d: %d frees recorded, %d JIT methods named" % (inf.pid, total, len(spans)))
@@ -49,3 +52,11 @@ for tid, t in sorted(per.items(), key=lambda kv: -kv[1]["dispose"]):
         print("%8d %8d %15d %15d %10s %10s" % (tid, t["frees"], t["dispose"], t["finalize"], "#%d" % t["first"], "#%d" % t["last"]))
 others = sum(1 for t in per.values() if not t["dispose"])
 print("(%d more threads freed memory, none of it through Event:Dispose)" % others)
+last = total - 1
+ptr, s, tid, depth, *ret = rec.unpack_from(raw, (last % size) * rec.size)
+if total and s == last:
+    print("the aborting free: #%d on LWP %d, of 0x%x" % (last, tid, ptr))
+    for other, t in per.items():
+        if other != tid and t["lastPtr"] == ptr:
+            print("LWP %d's last free through Event:Dispose, #%d, was of the same block: it freed nothing through "
+                  "Event:Dispose after it" % (other, t["last"]))
