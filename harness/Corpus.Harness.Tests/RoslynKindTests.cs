@@ -46,6 +46,11 @@ public sealed class RoslynKindTests : IDisposable
         var feed = Directory.CreateDirectory(Path.Combine(_root, "empty-feed")).FullName;
         var (_, why) = RoslynKind.Provision("2.6.0", _root, [feed], configured: false);
         Assert.NotNull(why);
+        // Resolving a version restores nothing: before any restore it is that version, not yet fetched.
+        var unrestored = new RoslynKind().Resolve("roslyn:2.7.0", null, _root);
+        Assert.Null(unrestored.Unavailable);
+        Assert.Equal("2.7.0", unrestored.Version);
+        Assert.False(Directory.Exists(Path.Combine(_root, ".cache", "roslyn", "2.7.0")));
         Assert.Contains("cannot restore Microsoft.CodeAnalysis.CSharp 2.6.0", why);
         Assert.Matches("NU110[12]", why);
         // Remembered for the same feeds: the second call does not restore again (no restore project reappears).

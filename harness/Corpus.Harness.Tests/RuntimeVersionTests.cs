@@ -58,7 +58,12 @@ public sealed class RuntimeVersionTests : IDisposable
         var (has, versions) = NuGetListing.Lookup(_root, CoreClrKind.RuntimePack, "9.9.9", new FailingTools());
         Assert.False(has);
         Assert.Equal(["8.0.0", "9.0.23"], versions);
-        var s = new CoreClrKind().Resolve("net:9.9.9", null, _root);
+        // Resolving asks nothing of the feeds and fetches nothing; provisioning does, and refuses the version.
+        var resolved = new CoreClrKind(new FailingTools()).Resolve("net:9.9.9", null, _root);
+        Assert.Null(resolved.Unavailable);
+        Assert.Equal("9.9.9", resolved.Version);
+        Assert.False(Directory.Exists(CoreClrKind.PackRoot(_root, "9.9.9")));
+        var s = SubjectKinds.Provisioned(new CoreClrKind().Resolve("net:9.9.9", null, _root), _root);
         Assert.NotNull(s.Unavailable);
         Assert.Contains("9.9.9 is not on this machine's NuGet feeds", s.Unavailable);
         // Asked again for real (or, offline, the cached listing): either way the versions it has are listed.

@@ -154,7 +154,14 @@ public static class Program
         Subject Resolve(string spec)
         {
             if (subjectCache.TryGetValue(spec, out var known)) return known;
-            try { return subjectCache[spec] = ResolveSubject(spec, root, kinds); }
+            try
+            {
+                var subject = ResolveSubject(spec, root, kinds);
+                // A version the user names (net:VERSION, roslyn:VERSION) is fetched now, so that one the feeds lack is
+                // known before any cell runs; the other cells' subjects are provisioned by their first cell.
+                return subjectCache[spec] = givenSubjects.Contains(spec) && kinds.Owner(spec) is { } owner && !owner.BuiltIns.Contains(spec)
+                    ? SubjectKinds.Provisioned(subject, root) : subject;
+            }
             catch (InputException e) when (givenSubjects.Count > 1 && givenSubjects.Contains(spec))
             {
                 unusable[spec] = e.Message;

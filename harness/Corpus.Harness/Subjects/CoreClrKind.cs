@@ -34,8 +34,21 @@ public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
             _ when userPath is null && spec.StartsWith(VersionPrefix) => (PackRoot(root, spec[VersionPrefix.Length..]), spec[VersionPrefix.Length..]),
             _ => (userPath!, (string?)null),
         };
-        if (userPath is null && spec.StartsWith(VersionPrefix) && Provision(spec[VersionPrefix.Length..], dir, root) is { } unprovisioned)
-            return new(spec, this, dir, null, unprovisioned);
+        // Resolving fetches nothing: a pack not yet assembled is that version, to be provisioned by its first cell.
+        if (userPath is null && spec.StartsWith(VersionPrefix) && !Assembled(dir, prefix!))
+            return new(spec, this, dir, prefix, null);
+        return Inspect(spec, dir, prefix, userPath, root);
+    }
+
+    public string? Provision(Subject s, string root) =>
+        s.IsUsers || !s.Name.StartsWith(VersionPrefix) ? null : Provision(s.Name[VersionPrefix.Length..], s.Path, root);
+
+    public Subject Provisioned(Subject s, string root) =>
+        Provision(s, root) is { } why ? s with { Unavailable = why } : s.IsUsers || !s.Name.StartsWith(VersionPrefix) ? s : Resolve(s.Name, null, root);
+
+    /// <summary>The subject the folder holds, or unavailable saying what the folder lacks.</summary>
+    private Subject Inspect(string spec, string dir, string? prefix, string? userPath, string root)
+    {
         var host = Path.Combine(dir, IHost.Current.Executable("dotnet"));
         var shared = Path.Combine(dir, "shared", "Microsoft.NETCore.App");
         if (!Directory.Exists(dir))
@@ -90,17 +103,22 @@ public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
     /// Assembles net:VERSION's dotnet root once (harness/subjects/get-dotnet-runtime.sh, under a lock: two harnesses may
     /// ask at once). Null when it is there; otherwise why not, listing the versions the feeds have when it is not one.
     /// </summary>
-    private string? Provision(string version, string dir, string root)
+    private static bool Assembled(string dir, string version)
     {
         var marker = Path.Combine(dir, ".subject-complete");
-        if (File.Exists(marker) && File.ReadAllText(marker).Trim() == version) return null;
+        return File.Exists(marker) && File.ReadAllText(marker).Trim() == version;
+    }
+
+    private string? Provision(string version, string dir, string root)
+    {
+        if (Assembled(dir, version)) return null;
         var (has, versions) = NuGetListing.Lookup(root, RuntimePack, version, _tools);
         if (!has && versions is not null)
             return $"{RuntimePack} {version} is not on this machine's NuGet feeds; they have {string.Join(", ", versions)}";
         Directory.CreateDirectory(Path.GetDirectoryName(dir)!);
         var r = _tools.Run("flock", [dir + ".lock", "bash", Path.Combine(root, "harness", "subjects", "get-dotnet-runtime.sh"), version, dir],
                                         TimeSpan.FromMinutes(15));
-        if (r.ExitCode == 0 && File.Exists(marker)) return null;
+        if (r.ExitCode == 0 && Assembled(dir, version)) return null;
         var said = r.Stderr.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0).TakeLast(3);
         return $"could not assemble {RuntimePack} {version} into {dir}: {string.Join(" ", said)}";
     }

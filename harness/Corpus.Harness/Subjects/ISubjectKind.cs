@@ -52,6 +52,12 @@ public interface ISubjectKind
     /// </summary>
     string? Provision(Subject s, string root) => null;
 
+    /// <summary>
+    /// The subject once <see cref="Provision"/> has run: unavailable with its reason, or, for a kind whose subject is
+    /// only known once fetched (net:VERSION, roslyn:VERSION), resolved again from what was fetched.
+    /// </summary>
+    Subject Provisioned(Subject s, string root) => Provision(s, root) is { } why ? s with { Unavailable = why } : s;
+
     /// <summary>The build of the repro this subject runs; null with the reason when the manifest has none for it.</summary>
     BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs);
 

@@ -49,15 +49,45 @@ public sealed partial class RoslynKind(IToolRunner? tools = null) : ISubjectKind
     public Subject Resolve(string spec, string? userPath, string root)
     {
         var given = spec.StartsWith(Prefix + ":") ? spec[(Prefix.Length + 1)..] : spec;
+        // Resolving restores nothing: a version not yet restored is that version, to be provisioned by its first cell
+        // (a restore already known to fail for these feeds says so at once).
         if (IsVersion(given))
-        {
-            var (dir, why) = Provision(given, root, Feeds(), tools: _tools);
-            return Found(spec, dir, why);
-        }
+            return Restored(root, given, Feeds()) switch
+            {
+                (true, _) => Found(spec, Folder(root, given), null),
+                (false, { } failed) => new(spec, this, Folder(root, given), null, failed),
+                _ => new(spec, this, Folder(root, given), given, null),
+            };
         var path = userPath ?? Path.GetFullPath(given);
         var folder = File.Exists(path) && path.EndsWith(".dll", StringComparison.OrdinalIgnoreCase) ? Path.GetDirectoryName(path)! : path;
         if (!File.Exists(path) && !Directory.Exists(path)) return new(spec, this, path, null, $"{path}: no such file or folder");
         return Found(spec, folder, null);
+    }
+
+    public string? Provision(Subject s, string root) =>
+        !s.IsUsers && Version(s.Name) is { } v ? Provision(v, root, Feeds(), tools: _tools).Why : null;
+
+    public Subject Provisioned(Subject s, string root) =>
+        Provision(s, root) is { } why ? s with { Unavailable = why } : s.IsUsers ? s : Resolve(s.Name, null, root);
+
+    private static string? Version(string spec) =>
+        spec.StartsWith(Prefix + ":") && IsVersion(spec[(Prefix.Length + 1)..]) ? spec[(Prefix.Length + 1)..] : null;
+
+    private static string Folder(string root, string version) => Path.Combine(root, ".cache", "roslyn", version);
+
+    private static string FeedKey(IReadOnlyList<string> feeds, bool configured) =>
+        "feeds: " + string.Join(";", feeds) + (configured ? "" : " (only)");
+
+    /// <summary>Whether the version is restored; if not, the remembered failure of a restore from these feeds, if any.</summary>
+    private static (bool Done, string? Failed) Restored(string root, string version, IReadOnlyList<string> feeds, bool configured = true)
+    {
+        var dir = Folder(root, version);
+        if (File.Exists(Path.Combine(dir, ".source"))) return (true, null);
+        var failed = dir + ".unavailable";
+        var key = FeedKey(feeds, configured);
+        return File.Exists(failed) && File.ReadLines(failed).FirstOrDefault() == key
+            ? (false, File.ReadAllText(failed)[(key.Length + 1)..].Trim())
+            : (false, null);
     }
 
     private Subject Found(string spec, string dir, string? why)
@@ -83,15 +113,17 @@ public sealed partial class RoslynKind(IToolRunner? tools = null) : ISubjectKind
     {
         tools ??= ToolRunner.Instance;
         var cache = Path.Combine(root, ".cache", "roslyn");
-        var dir = Path.Combine(cache, version);
-        var failed = Path.Combine(cache, version + ".unavailable");
-        var feedKey = "feeds: " + string.Join(";", feeds) + (configured ? "" : " (only)");
+        var dir = Folder(root, version);
+        var failed = dir + ".unavailable";
+        var feedKey = FeedKey(feeds, configured);
         Directory.CreateDirectory(cache);
         // One restore at a time per version, across harnesses (a bisect beside a gate).
         using var lockFile = Lock(Path.Combine(cache, version + ".lock"));
-        if (File.Exists(Path.Combine(dir, ".source"))) return (dir, null);
-        if (File.Exists(failed) && File.ReadLines(failed).FirstOrDefault() == feedKey)
-            return (dir, File.ReadAllText(failed)[(feedKey.Length + 1)..].Trim());
+        switch (Restored(root, version, feeds, configured))
+        {
+            case (true, _): return (dir, null);
+            case (false, { } known): return (dir, known);
+        }
         var clock = Stopwatch.StartNew();
         var (libs, errors) = Restore(cache, Package, version, feeds, configured, tools);
         string? source = libs is null ? null : $"{Package} {version} from NuGet";

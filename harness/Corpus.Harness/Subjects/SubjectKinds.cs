@@ -39,7 +39,7 @@ public sealed class SubjectKinds
 
     /// <summary>The subject with what its cells need built (<see cref="ISubjectKind.Provision"/>), or unavailable saying why not.</summary>
     public static Subject Provisioned(Subject s, string root) =>
-        s.Unavailable is null && s.Kind.Provision(s, root) is { } why ? s with { Unavailable = why } : s;
+        s.Unavailable is null ? s.Kind.Provisioned(s, root) : s;
 
     /// <summary>The built-in names that can be listed; an open kind (roslyn:VERSION) adds none.</summary>
     public IEnumerable<string> BuiltIns => All.SelectMany(k => k.BuiltIns);
