@@ -145,8 +145,8 @@ public sealed class ComplexityFamily : ISignatureFamily
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
         var decision = DecisionFacts.Of("exponent", interval,
-                                        $"least squares through the fastest run of each of {sizes.Count} sizes; its uncertainty from the gap to the next "
-                                        + $"fastest, {measured.Sigma:0.###} (log) over {measured.Df} sizes, Student's t",
+                                        $"least squares through the fastest run of each of {sizes.Count} sizes; its uncertainty pooled from the gaps to the "
+                                        + $"next fastest and the line's misfit, {measured.Sigma:0.###} (log) on {measured.Df} degrees of freedom, Student's t",
                                         cx.ReproducedMin, cx.CleanMax, true, placement, looks, decide, clock.Elapsed.TotalSeconds, stoppedBy);
         var text = $"exponent {decision.Interval}; median pair slope {median:0.00}, r² {fit.R2:0.000}{(looks > 1 ? $", {looks} rounds" : "")}";
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),

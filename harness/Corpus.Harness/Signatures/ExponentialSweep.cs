@@ -114,7 +114,7 @@ public static class ExponentialSweep
             {
                 Decision = DecisionFacts.Of("factor per level", factor,
                     $"least squares of log {cx.Metric} on n through the fastest run of each size above the floor{(killedPoint is null ? "" : " and the killed size's lower bound")}; "
-                    + $"its uncertainty from the gap to the next fastest, {m.Sigma:0.###} (log) over {m.Df} sizes, Student's t",
+                    + $"its uncertainty pooled from the gaps to the next fastest and the line's misfit, {m.Sigma:0.###} (log) on {m.Df} degrees of freedom, Student's t",
                     cx.ReproducedMin, cx.CleanMax, true, Decision.Place(m.Slope, Math.Log(cx.ReproducedMin), Math.Log(cx.CleanMax)), passes, decide,
                     clock.Elapsed.TotalSeconds, outcome == Outcome.Inconclusive ? stoppedBy : "decided"),
             };
