@@ -170,6 +170,26 @@ public sealed class RoslynSignatureTests : IDisposable
     }
 
     [Fact]
+    public async Task AVersionItsFirstCellCannotProvisionIsReportedNotGated()
+    {
+        // Resolving restores nothing, so a version NuGet lacks is first found missing when its cell provisions it; the
+        // cell must still be reported, not gated (a fresh clone's gate once failed four such cells as differing).
+        var subject = new Subjects.RoslynKind().Resolve("roslyn:2.6.0", null, _dir);
+        Assert.Null(subject.Unavailable);
+        var cache = Directory.CreateDirectory(Path.Combine(_dir, ".cache", "roslyn")).FullName;
+        File.WriteAllText(Path.Combine(cache, "2.6.0.unavailable"),
+                          $"feeds: {string.Join(";", Subjects.RoslynKind.Feeds())}\ncannot restore Microsoft.CodeAnalysis.CSharp 2.6.0: planted\n");
+        var cs = Repro.Cases.Single(c => c.Id == "writeup");
+        var e = new Expectation(new CellKey(Repro.Id, cs.Id, "bug", "roslyn:2.6.0"), Outcome.Reproduced, "has the loop", null);
+        var cell = await new CellRunner(new RunOptions(_dir, Path.Combine(_dir, "artifacts", "run"), Keep: true, _ => { }),
+                                        new Builder(_dir, ToolRunner.Instance), ToolRunner.Instance)
+            .RunAsync(Repro, cs, "bug", subject, e);
+        Assert.Equal(Outcome.Unsupported, cell.Outcome);
+        Assert.Contains("planted", cell.Detail);
+        Assert.Equal(GateStatus.Unchecked, cell.Gate);
+    }
+
+    [Fact]
     public void AnUnprovisionableVersionIsReportedNotGated()
     {
         var subject = new Subject("roslyn:2.6.0", new Subjects.RoslynKind(), "/x", null, "cannot restore … NU1102 …");

@@ -70,7 +70,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         File.WriteAllText(Path.Combine(dir, "rerun.txt"), cell.Rerun + "\n");
         try
         {
-            await RunCoreAsync(m, cs, variant, subject, cell, dir);
+            subject = await RunCoreAsync(m, cs, variant, subject, cell, dir);
         }
         catch (Exception e)
         {
@@ -80,7 +80,8 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         }
         cell.Seconds = Math.Round(clock.Elapsed.TotalSeconds, 2);
         (cell.Gate, cell.GateMessage) = CellResult.Compare(cell.Outcome, expected);
-        // A compiler version NuGet lacks here: its expectation applies where it can be provisioned.
+        // A compiler version NuGet lacks here (found when its first cell provisions it): its expectation applies where
+        // it can be provisioned.
         if (cell.Outcome == Outcome.Unsupported && subject.Unavailable is not null && subject.Kind.UnavailableIsUnchecked
             && expected is not null && expected.Outcome != Outcome.Unsupported)
             (cell.Gate, cell.GateMessage) = (GateStatus.Unchecked,
@@ -111,12 +112,13 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             File.Delete(file);
     }
 
-    private async Task RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
+    /// <summary>Runs the cell into <paramref name="cell"/>; the subject as provisioned (or as given, when the case never got that far).</summary>
+    private async Task<Subject> RunCoreAsync(Manifest m, CaseSpec cs, string variant, Subject subject, CellResult cell, string dir)
     {
         if (!cs.Platforms.Contains(IHost.Current.Platform))
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"runs only on {string.Join(", ", cs.Platforms)}");
-            return;
+            return subject;
         }
         var provisioning = System.Diagnostics.Stopwatch.StartNew();
         var s0 = subject;
@@ -127,13 +129,13 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         if (subject.Unavailable is { } why)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Unsupported, $"subject {subject.Name} unavailable: {why}");
-            return;
+            return subject;
         }
         var kind = subject.Kind;
         if (subject.Validate(cs, _kinds) is { } unrunnable)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Error, unrunnable.Reason);
-            return;
+            return subject;
         }
         var building = System.Diagnostics.Stopwatch.StartNew();
         var recipe = kind.Recipe(subject, m, cs);
@@ -145,7 +147,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             (cell.Outcome, cell.Detail) = build.Unsupported is { } tried
                 ? (Outcome.Unsupported, $"{subject.Name} cannot run the program: {tried}; see {build.Log}")
                 : (Outcome.Error, build.Error!);
-            return;
+            return subject;
         }
         cell.Runtime = kind.Describe(subject);
         var family = _families.For(cs.Signature);
@@ -183,9 +185,9 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         if (unrestored is not null)
         {
             (cell.Outcome, cell.Detail) = (Outcome.Error, $"{unrestored}; was: {verdict.Detail}");
-            return;
+            return subject;
         }
-        if (verdict.Outcome is not (Outcome.Reproduced or Outcome.Clean)) return;
+        if (verdict.Outcome is not (Outcome.Reproduced or Outcome.Clean)) return subject;
         // Captures that are runs of their own (the trace) come after the verdict, so no measured run is slowed by a tool.
         foreach (var capture in _families.Captures.Where(k => cs.Captures.Has(k.Key)))
             await capture.AfterVerdictAsync(new CaptureAfter(cs, subject, cell, runs, verdict.Outcome));
@@ -197,6 +199,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
             cell.Evidence.Add(await check.CheckAsync(context));
         }
         (cell.Outcome, cell.Detail) = Compose(verdict, cell.Evidence);
+        return subject;
     }
 
     /// <summary>
