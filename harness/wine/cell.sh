@@ -173,6 +173,9 @@ if [[ $cmd == down-all ]]; then
   for run in "$cell"/run-*; do [[ -d $run ]] && bash "$0" down "$run"; done
   exit 0
 fi
+# No folder, no cell: down has nothing to find (the env file names its processes) and must not make one (a lab's
+# `trap … down` at exit, after the lab removed its folder, left an empty cell/ with a timings file behind).
+[[ $cmd == down && ! -d $cell ]] && exit 0
 mkdir -p "$cell"; cell=$(cd "$cell" && pwd)
 case $cmd in
   up) up "$@" ;;

@@ -78,5 +78,6 @@ check "down b ended b's Xvfb" bash -c "! [[ \$(awk '{ print \$3 }' /proc/$xvfb/s
 check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do alive "$p" && echo "$p"; done)"
 check "down is safe twice" "$here/cell.sh" down "$b"
 check "down-all of a folder that is gone does nothing" bash -c "'$here/cell.sh' down-all '$base/gone' && test ! -e '$base/gone'"
+check "down of a cell whose folder is gone does nothing, and makes no folder" bash -c "'$here/cell.sh' down '$base/gone-cell' && test ! -e '$base/gone-cell'"
 check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
