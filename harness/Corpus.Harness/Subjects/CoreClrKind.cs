@@ -99,16 +99,17 @@ public sealed class CoreClrKind(IToolRunner? tools = null) : ISubjectKind
 
     public static string PackRoot(string root, string version) => Path.Combine(root, ".cache", "subjects", "net-" + version);
 
-    /// <summary>
-    /// Assembles net:VERSION's dotnet root once (harness/subjects/get-dotnet-runtime.sh, under a lock: two harnesses may
-    /// ask at once). Null when it is there; otherwise why not, listing the versions the feeds have when it is not one.
-    /// </summary>
+    /// <summary>Whether the pack of this version is assembled in the folder (its marker names the version).</summary>
     private static bool Assembled(string dir, string version)
     {
         var marker = Path.Combine(dir, ".subject-complete");
         return File.Exists(marker) && File.ReadAllText(marker).Trim() == version;
     }
 
+    /// <summary>
+    /// Assembles net:VERSION's dotnet root once (harness/subjects/get-dotnet-runtime.sh, under a lock: two harnesses may
+    /// ask at once). Null when it is there; otherwise why not, listing the versions the feeds have when it is not one.
+    /// </summary>
     private string? Provision(string version, string dir, string root)
     {
         if (Assembled(dir, version)) return null;
