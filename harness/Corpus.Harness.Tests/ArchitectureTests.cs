@@ -92,4 +92,35 @@ public sealed class ArchitectureTests
         }
         finally { Directory.Delete(dir, recursive: true); }
     }
+
+    /// <summary>Most lines a harness source may have: a file past it holds more than one part, which a reader then has
+    /// to tell apart.</summary>
+    internal const int MaxSourceLines = 350;
+
+    /// <summary>"file: N lines" of each source under <paramref name="folder"/> (tests, obj and bin left out) longer than
+    /// <see cref="MaxSourceLines"/>.</summary>
+    internal static IReadOnlyList<string> LongSources(string folder) =>
+        Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories)
+                 .Select(f => (Rel: Path.GetRelativePath(folder, f), Lines: File.ReadLines(f).Count()))
+                 .Where(f => f.Lines > MaxSourceLines
+                             && !f.Rel.Split(Path.DirectorySeparatorChar).Any(p => p is "obj" or "bin" || p.EndsWith(".Tests")))
+                 .Select(f => $"{f.Rel}: {f.Lines} lines").Order().ToList();
+
+    [Fact]
+    public void NoHarnessSourceIsLongerThanItsBound()
+    {
+        Assert.Equal([], LongSources(Harness));
+        // And the check can fail: a planted long file is found, one in a test project is not.
+        var dir = Directory.CreateTempSubdirectory("corpus-length-check-").FullName;
+        try
+        {
+            Directory.CreateDirectory(Path.Combine(dir, "Part.Tests"));
+            var body = string.Concat(Enumerable.Repeat("//\n", MaxSourceLines + 1));
+            File.WriteAllText(Path.Combine(dir, "Long.cs"), body);
+            File.WriteAllText(Path.Combine(dir, "Part.Tests", "LongTests.cs"), body);
+            File.WriteAllText(Path.Combine(dir, "Short.cs"), string.Concat(Enumerable.Repeat("//\n", MaxSourceLines)));
+            Assert.Equal([$"Long.cs: {MaxSourceLines + 1} lines"], LongSources(dir));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
 }

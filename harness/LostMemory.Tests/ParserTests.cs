@@ -13,7 +13,7 @@ public sealed class ParserTests
     [InlineData("/tmp/.wine-0/server-803-2a0b7c/tmpmap-00000001 (deleted)", ObjectKind.WineSection, "tmpmap-00000001", true)]
     public void ClassifiesShmemTargets(string target, ObjectKind kind, string name, bool deleted)
     {
-        Assert.True(Scanner.TryClassify(target, out var k, out var n, out var d));
+        Assert.True(ProcText.TryClassify(target, out var k, out var n, out var d));
         Assert.Equal(kind, k);
         Assert.Equal(name, n);
         Assert.Equal(deleted, d);
@@ -28,33 +28,33 @@ public sealed class ParserTests
     [InlineData("/tmp/wine-E7VUwg/server-fe00-b204de/socket")]
     [InlineData("/tmp/wine-E7VUwg/tmpmap-5f35fb1d (deleted)")]
     [InlineData("/home/u/server-notes/tmpmap-list.txt")]
-    public void IgnoresOtherTargets(string target) => Assert.False(Scanner.TryClassify(target, out _, out _, out _));
+    public void IgnoresOtherTargets(string target) => Assert.False(ProcText.TryClassify(target, out _, out _, out _));
 
     [Fact]
     public void ParsesMapsLines()
     {
-        Assert.True(Scanner.TryParseMapsLine("7f3a2c000000-7f3a30000000 rw-s 00000000 00:01 4711                       /memfd:x (deleted)", out var e));
+        Assert.True(ProcText.TryParseMapsLine("7f3a2c000000-7f3a30000000 rw-s 00000000 00:01 4711                       /memfd:x (deleted)", out var e));
         Assert.Equal(0x4000000L, e.Length);
         Assert.Equal(0u, e.DevMajor);
         Assert.Equal(1u, e.DevMinor);
         Assert.Equal(4711UL, e.Inode);
         Assert.Equal("/memfd:x (deleted)", e.Path);
 
-        Assert.True(Scanner.TryParseMapsLine("55d0c0a00000-55d0c0a21000 r--p 00000000 fe:1a 131 /usr/bin/a b", out e));
+        Assert.True(ProcText.TryParseMapsLine("55d0c0a00000-55d0c0a21000 r--p 00000000 fe:1a 131 /usr/bin/a b", out e));
         Assert.Equal(0xfeu, e.DevMajor);
         Assert.Equal(0x1au, e.DevMinor);
         Assert.Equal("/usr/bin/a b", e.Path);
 
-        Assert.False(Scanner.TryParseMapsLine("7ffd1000-7ffd2000 rw-p 00000000 00:00 0 ", out _)); // anonymous
-        Assert.False(Scanner.TryParseMapsLine("garbage", out _));
+        Assert.False(ProcText.TryParseMapsLine("7ffd1000-7ffd2000 rw-p 00000000 00:00 0 ", out _)); // anonymous
+        Assert.False(ProcText.TryParseMapsLine("garbage", out _));
     }
 
     [Fact]
     public void ParsesMeminfoAndSysV()
     {
         var d = new Dictionary<string, long>();
-        Scanner.ParseMeminfoLine("Shmem:            37512 kB", d);
-        Scanner.ParseMeminfoLine("HugePages_Total:       0", d);
+        ProcText.ParseMeminfoLine("Shmem:            37512 kB", d);
+        ProcText.ParseMeminfoLine("HugePages_Total:       0", d);
         Assert.Equal(37512, d["Shmem"]);
         Assert.Equal(0, d["HugePages_Total"]);
 
@@ -64,6 +64,6 @@ public sealed class ParserTests
             "         0          1  1600               1048576  100   100      0     0     0     0     0          0          0 1700000000               1048576                     0",
             "         0          2  1600               4194304  100   100      1     0     0     0     0          0          0 1700000000               4194304                     0",
         ];
-        Assert.Equal((1, 1048576L), Scanner.ParseSysV(sysv));
+        Assert.Equal((1, 1048576L), ProcText.ParseSysV(sysv));
     }
 }
