@@ -48,8 +48,8 @@ public sealed class PlugInBlockTests : IDisposable
         {
             var spec = x.Case.Captures.Get<ListingSpec>(Key)!;
             var run = await x.Runs.ExecuteAsync(null, spec.Label, null);
-            x.Cell.AddCapture(new CaptureRecord("listing", run.Run.StdoutFile, new FileInfo(run.Run.StdoutFile).Length, run.Run.WallSeconds, 0, [],
-                                                $"the program's output after the verdict ({run.Run.Status})") { Run = spec.Label });
+            x.Cell.Record(null, RunFindings.Of(new CaptureRecord("listing", run.Run.StdoutFile, new FileInfo(run.Run.StdoutFile).Length, run.Run.WallSeconds, 0, [],
+                                                                 $"the program's output after the verdict ({run.Run.Status})") { Run = spec.Label }));
         }
     }
 

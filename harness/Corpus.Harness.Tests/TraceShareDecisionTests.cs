@@ -36,8 +36,7 @@ public class TraceShareDecisionTests
         {
             Made++;
             var record = new TraceRecord("planted", "cpu", $"trace-n{n}-{attempt}", n, null, 0, 400, 0, 1, null, null, null, null, null);
-            cell.AddTrace(record);
-            cell.Trace = Trace(share, seed: attempt);
+            cell.Record(record, Trace(share, seed: attempt), new RunFindings());
             return Task.FromResult<TraceRecord?>(record);
         }
     }

@@ -80,7 +80,7 @@ public sealed class TraceCaptureKind : ICaptureKind
         if (trace.SizeIsLargestFinished)
             n = x.Cell.RunsNow().Where(r => !r.CaptureOnly && r.N is not null && r.ExitedZero).Select(r => r.N).Max();
         if (trace.SizeIsLargestFinished && n is null)
-            x.Cell.AddCaptureError($"trace: no size of the sweep finished, so none could be traced ('capture.trace.size': '{TraceCapture.LargestFinished}')");
+            x.Cell.Record(null, Runner.RunFindings.Error($"trace: no size of the sweep finished, so none could be traced ('capture.trace.size': '{TraceCapture.LargestFinished}')"));
         else
         {
             // A traced run that could not be taken or read (the tool lost its connection, the host dropped its records)

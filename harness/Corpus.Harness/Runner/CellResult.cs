@@ -105,39 +105,33 @@ public sealed class CellResult
         }
     }
 
-    // The cell's runs and captures run concurrently (a capture beside its run, a probe beside both): they record
-    // through these, the one place that locks; readers after the cell use the lists.
+    // Runs of a race may go two at once: each records itself here, in one step, the one place that locks; readers
+    // during the cell take copies (…Now), readers after it use the lists.
     private readonly Lock _record = new();
 
-    public void AddCaptureError(string message)
+    /// <summary>Records one run (its summary, when it reached the program) with what its phases found, or what a step
+    /// of the cell after its runs found (a trace, a time-travel walk, a capture that could not be taken).</summary>
+    public void Record(RunSummary? run, RunFindings findings)
     {
-        lock (_record) CaptureErrors.Add(message);
+        lock (_record)
+        {
+            if (run is not null) Runs.Add(run);
+            Captures.AddRange(findings.Captures);
+            CaptureErrors.AddRange(findings.CaptureErrors);
+            foreach (var kv in findings.CrashFacts) CrashFacts[kv.Key] = kv.Value;
+            LaunchRetries.AddRange(findings.LaunchRetries);
+        }
     }
 
-    public void AddCapture(CaptureRecord record)
+    /// <summary>Records a traced run, and its model when it was read.</summary>
+    public void Record(Capture.Traces.TraceRecord trace, Capture.Traces.TraceModel? model, RunFindings findings)
     {
-        lock (_record) Captures.Add(record);
-    }
-
-    /// <summary>Adds the record unless one of the same file is there already.</summary>
-    public void AddCaptureOnce(CaptureRecord record)
-    {
-        lock (_record) if (!Captures.Any(c => c.File == record.File)) Captures.Add(record);
-    }
-
-    public void AddRun(RunSummary run)
-    {
-        lock (_record) Runs.Add(run);
-    }
-
-    public void AddTrace(Capture.Traces.TraceRecord trace)
-    {
-        lock (_record) Traces.Add(trace);
-    }
-
-    public void AddCrashFacts(string label, FreelogAnalysis facts)
-    {
-        lock (_record) CrashFacts[label] = facts;
+        lock (_record)
+        {
+            Traces.Add(trace);
+            if (model is not null) Trace = model;
+        }
+        Record(null, findings);
     }
 
     public FreelogAnalysis? CrashFactsOf(string label)
@@ -147,11 +141,6 @@ public sealed class CellResult
 
     /// <summary>Runs that never reached the program and were started again (<see cref="RunLauncher.LaunchAttempts"/>).</summary>
     public List<string> LaunchRetries { get; } = [];
-
-    public void AddLaunchRetry(string said)
-    {
-        lock (_record) LaunchRetries.Add(said);
-    }
 
     public void RemoveCaptureErrors(Predicate<string> match)
     {

@@ -37,9 +37,9 @@ public sealed class RunLauncher : IRunLauncher
         (_options, _program, _isolation, _cell) = (options, program, isolation, cell);
         (Manifest, Case, Variant, Subject, Dir) = (manifest, cs, variant, subject, dir);
         _platform = IRunPlatform.For(options.Root, tools, cs, subject, program, cell);
-        _timed = new TimedCaptures(cell, backend, tools, dir);
+        _timed = new TimedCaptures(backend, tools, dir);
         _traced = new TracedRun(this, tools, options.Root, cell, analysers ?? []);
-        _timeTravel = new TimeTravelRun(this, options.Root, cell);
+        _timeTravel = new TimeTravelRun(this, options.Root);
     }
 
     public Manifest Manifest { get; }
@@ -78,9 +78,19 @@ public sealed class RunLauncher : IRunLauncher
                                         bool untilCaptured = false) =>
         RunAsync(n, label, timed, alongside, exited, untilCaptured);
 
-    public Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n, int attempt = 1) => _traced.RunAsync(trace, n, attempt);
+    public async Task<TraceRecord?> TraceAsync(TraceCapture trace, long? n, int attempt = 1)
+    {
+        var traced = await _traced.RunAsync(trace, n, attempt);
+        _cell.Record(traced.Record, traced.Model, traced.Findings);
+        return traced.Unavailable ? null : traced.Record;
+    }
 
-    public Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt) => _timeTravel.RunAsync(tt);
+    public async Task<(RunResult Run, string StdoutFile)> RecordAsync(TimeTravelCapture tt)
+    {
+        var (run, stdout, findings) = await _timeTravel.RunAsync(tt);
+        _cell.Record(null, findings);
+        return (run, stdout);
+    }
 
     /// <summary>How often a run that never reached the program is started, in all.</summary>
     public const int LaunchAttempts = 3;
@@ -89,6 +99,8 @@ public sealed class RunLauncher : IRunLauncher
     /// One run of the program. A run that never reached it (its launcher said so, or it ended without the case's
     /// start marker) is an infrastructure fault, not a run: its files are kept as attempt N, the cell records it, and
     /// it is started again, at most <see cref="LaunchAttempts"/> times in all; then the cell is an error naming why.
+    /// The run that reached the program is recorded in the cell with what its phases found, in one step; of an attempt
+    /// that did not, only what it said.
     /// </summary>
     /// <param name="wrap">A trace backend's change to the command (a tool around it, its environment).</param>
     /// <param name="timeout">The run's cap when not the case's budget (a traced run).</param>
@@ -96,24 +108,29 @@ public sealed class RunLauncher : IRunLauncher
                                             Action<RunResult>? exited = null, bool untilCaptured = false,
                                             Func<Launch, Launch>? wrap = null, TimeSpan? timeout = null)
     {
+        var retries = new RunFindings();
         for (var attempt = 1; ; attempt++)
         {
-            var (output, workDir) = await RunOnceAsync(n, label, timed, alongside, exited, untilCaptured, wrap, timeout);
+            var (output, workDir, found) = await RunOnceAsync(n, label, timed, alongside, exited, untilCaptured, wrap, timeout);
             var run = output.Run;
             var never = LaunchFailedException.Said(run.Stderr) ?? NotStarted(run);
             if (never is null)
             {
-                _cell.AddRun(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, output.Metrics, run.Containment)
-                             { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero });
+                _cell.Record(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, output.Metrics, run.Containment)
+                             { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero }, retries.With(found));
                 if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
                 return output;
             }
             var kept = KeepAttempt(workDir, label, attempt);
             var said = $"{label}: attempt {attempt} of {LaunchAttempts} never reached the program: {never} ({run.Status} in {run.WallSeconds:0.00} s"
                        + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatch.Tail(run)}")}; kept as {kept})";
-            _cell.AddLaunchRetry(said);
+            retries.LaunchRetries.Add(said);
             Progress($"{_cell.Key} {said}");
-            if (attempt == LaunchAttempts) throw new LaunchFailedException($"{never}, {LaunchAttempts} times", label, run.Status);
+            if (attempt == LaunchAttempts)
+            {
+                _cell.Record(null, retries);
+                throw new LaunchFailedException($"{never}, {LaunchAttempts} times", label, run.Status);
+            }
         }
     }
 
@@ -140,7 +157,7 @@ public sealed class RunLauncher : IRunLauncher
         return $"{label}{suffix}.stdout/.stderr";
     }
 
-    private async Task<(RunOutput Output, string WorkDir)> RunOnceAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside,
+    private async Task<(RunOutput Output, string WorkDir, RunFindings Found)> RunOnceAsync(long? n, string label, TimedCapture? timed, Func<ContainedProcess, Task>? alongside,
                                                                       Action<RunResult>? exited, bool untilCaptured,
                                                                       Func<Launch, Launch>? wrap, TimeSpan? timeout)
     {
@@ -150,7 +167,9 @@ public sealed class RunLauncher : IRunLauncher
         // A crash capture gets a folder per run: the kernel writes "core" into the working directory.
         var workDir = cs.Crash is null ? Dir : Path.Combine(Dir, label);
         Directory.CreateDirectory(workDir);
-        launch = _platform.Wrap(launch, workDir, label);
+        var found = new RunFindings();
+        (launch, var unwrapped) = _platform.Wrap(launch, workDir, label);
+        if (unwrapped is not null) found.CaptureErrors.Add(unwrapped);
         var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
                                    Path.Combine(workDir, $"{label}.stderr"), timeout ?? TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
                                    (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false,
@@ -172,16 +191,16 @@ public sealed class RunLauncher : IRunLauncher
         var captured = new CancellationTokenSource();
         if (untilCaptured && captureTask is not null) _ = captureTask.ContinueWith(_ => captured.Cancel(), TaskScheduler.Default);
         var run = await p.WaitAsync(captured.Token);
-        if (captureTask is not null) await captureTask;
+        if (captureTask is not null) found.With(await captureTask);
         if (side is not null) await side;
         exited?.Invoke(run);
-        _platform.Collect(run, p.Pid, workDir, label);
-        var metrics = Metrics(run.Stdout, label);
-        lock (markers) return (new RunOutput(run, metrics, new Dictionary<string, double>(markers)), workDir);
+        found.With(_platform.Collect(run, p.Pid, workDir, label));
+        var metrics = Metrics(run.Stdout, label, found);
+        lock (markers) return (new RunOutput(run, metrics, new Dictionary<string, double>(markers)), workDir, found);
     }
 
     /// <summary>The numbers of the run's METRIC lines; an unreadable line is a capture error.</summary>
-    private Dictionary<string, double> Metrics(string stdout, string label)
+    private static Dictionary<string, double> Metrics(string stdout, string label, RunFindings found)
     {
         var metrics = new Dictionary<string, double>();
         // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
@@ -193,7 +212,7 @@ public sealed class RunLauncher : IRunLauncher
                 foreach (var prop in doc.RootElement.EnumerateObject())
                     if (prop.Value.ValueKind == JsonValueKind.Number) metrics[prop.Name] = prop.Value.GetDouble();
             }
-            catch (JsonException e) { _cell.AddCaptureError($"{label}: unreadable METRIC line: {e.Message}"); }
+            catch (JsonException e) { found.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
         }
         return metrics;
     }

@@ -58,8 +58,8 @@ public sealed class TimeTravelEvidence : IEvidenceCheck
         var xstate = File.Exists(xstateFile) ? File.ReadAllText(xstateFile).Trim() : null;
         var facts = new TimeTravelFacts(tt.Shows, shown, stdout, Math.Round(run.WallSeconds, 2), run.Status, failure, xstate, attempt);
         var where = Path.GetRelativePath(x.Cell.RecordDir ?? Path.GetDirectoryName(stdout)!, run.StderrFile);
-        x.Cell.AddCapture(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
-                                            shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" });
+        x.Cell.Record(null, RunFindings.Of(new CaptureRecord("gdb record full", stdout, new FileInfo(stdout).Length, Math.Round(run.WallSeconds, 2), 0, [],
+                                            shown is not null ? null : $"gdb ended {run.Status} without /{tt.Shows}/: {failure}") { Run = "time-travel" }));
         if (shown is not null)
             return EvidenceResult.Hold(Key, $"time travel: {shown}", facts, "time travel walked back to it");
         if (hostCannot)

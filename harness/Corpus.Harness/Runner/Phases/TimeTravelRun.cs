@@ -9,7 +9,7 @@ namespace Corpus.Harness.Runner.Phases;
 /// the xstate shim (harness/native/xstate), which completes the register writes of a step back where the kernel's
 /// XSAVE area is larger than gdb 13's buffer; the program keeps its own environment.
 /// </summary>
-public sealed class TimeTravelRun(RunLauncher runs, string root, CellResult cell)
+public sealed class TimeTravelRun(RunLauncher runs, string root)
 {
     private string XstateLibrary => Path.Combine(root, "build", "harness", "xstate.so");
     private const string XstateReportVariable = "CORPUS_XSTATE_REPORT";
@@ -17,7 +17,8 @@ public sealed class TimeTravelRun(RunLauncher runs, string root, CellResult cell
     /// <summary>The shim's one line, beside gdb's output: the kernel's XSAVE size, gdb's, and the writes it completed.</summary>
     public const string XstateReportFile = "xstate.txt";
 
-    public async Task<(RunResult Run, string StdoutFile)> RunAsync(TimeTravelCapture tt)
+    /// <summary>The recording's run and output, and a capture error when gdb runs without the shim.</summary>
+    public async Task<(RunResult Run, string StdoutFile, RunFindings Findings)> RunAsync(TimeTravelCapture tt)
     {
         var launch = runs.Command(null);
         var work = Path.Combine(runs.Dir, "time-travel");
@@ -28,13 +29,14 @@ public sealed class TimeTravelRun(RunLauncher runs, string root, CellResult cell
         var script = Path.Combine(work, Path.GetFileName(tt.Script));
         File.Copy(tt.Script, script, overwrite: true);
         var env = new Dictionary<string, string>(launch.Env);
+        var found = new RunFindings();
         var programPreload = launch.Env.GetValueOrDefault("LD_PRELOAD");
         if (File.Exists(XstateLibrary))
         {
             env["LD_PRELOAD"] = string.IsNullOrEmpty(programPreload) ? XstateLibrary : $"{XstateLibrary} {programPreload}";
             env[XstateReportVariable] = Path.Combine(work, XstateReportFile);
         }
-        else cell.AddCaptureError($"time travel: {XstateLibrary} is missing (ci/setup.sh builds it): gdb's register writes go uncompleted");
+        else found.CaptureErrors.Add($"time travel: {XstateLibrary} is missing (ci/setup.sh builds it): gdb's register writes go uncompleted");
         string[] inferiorEnv = string.IsNullOrEmpty(programPreload)
             ? ["-iex", "unset environment LD_PRELOAD"] : ["-iex", $"set environment LD_PRELOAD={programPreload}"];
         string[] args = ["-q", "-batch", "-nx", .. inferiorEnv, "-iex", $"unset environment {XstateReportVariable}",
@@ -45,6 +47,6 @@ public sealed class TimeTravelRun(RunLauncher runs, string root, CellResult cell
                                    TimeSpan.FromSeconds(budget.TimeoutSec), (long)budget.MemoryMB << 20, env);
         runs.Progress("time travel: gdb record full with " + Path.GetFileName(tt.Script));
         using var p = new ContainedProcess(spec);
-        return (await p.WaitAsync(), spec.StdoutFile);
+        return (await p.WaitAsync(), spec.StdoutFile, found);
     }
 }

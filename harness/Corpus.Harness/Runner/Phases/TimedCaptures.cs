@@ -9,32 +9,28 @@ namespace Corpus.Harness.Runner.Phases;
 /// interval apart while the target lives, then a core if asked. Every snapshot the manifest asked for and that was not
 /// taken is a capture error, with the reason. When every snapshot came out short (no thread could be walked), more are
 /// taken while the run lives, up to the capture's retakes. Snapshot files are numbered across the cell's runs, so a sweep that
-/// captures in several runs keeps each.
+/// captures in several runs keeps each. What it took and missed, it returns to the run's launcher.
 /// </summary>
-public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToolRunner tools, string dir)
+public sealed class TimedCaptures(ICaptureBackend backend, IToolRunner tools, string dir)
 {
     private int _snapshots;
 
-    /// <summary>The capture of one run, or null (and a capture error) when the backend cannot take any here.</summary>
-    public Task? Start(ContainedProcess p, Task trigger, TimedCapture timed, string label)
-    {
-        if (backend.Unavailable is { } why)
-        {
-            cell.AddCaptureError($"{label}: {backend.Name}: {why}");
-            return null;
-        }
-        return CaptureSeriesAsync(p, trigger, timed, label, timed.Core ? new LinuxProcDump(tools) : null);
-    }
+    /// <summary>The capture of one run; done at once, with a capture error, when the backend cannot take any here.</summary>
+    public Task<RunFindings> Start(ContainedProcess p, Task trigger, TimedCapture timed, string label) =>
+        backend.Unavailable is { } why
+            ? Task.FromResult(RunFindings.Error($"{label}: {backend.Name}: {why}"))
+            : CaptureSeriesAsync(p, trigger, timed, label, timed.Core ? new LinuxProcDump(tools) : null);
 
-    private async Task CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, string label, ICaptureBackend? core)
+    private async Task<RunFindings> CaptureSeriesAsync(ContainedProcess p, Task trigger, TimedCapture timed, string label, ICaptureBackend? core)
     {
         var captures = Path.Combine(dir, "captures");
-        void Missed(string why, string? by = null) => cell.AddCaptureError($"{label}: {by ?? backend.Name}: {why}");
+        var found = new RunFindings();
+        void Missed(string why, string? by = null) => found.CaptureErrors.Add($"{label}: {by ?? backend.Name}: {why}");
         var exited = Task.Run(async () => { while (!p.HasExited) await Task.Delay(50); });
         if (await Task.WhenAny(trigger, exited) != trigger)
         {
             Missed($"none of {timed.Count} snapshots taken: the process ended before '{timed.Marker}'");
-            return;
+            return found;
         }
         var markerAt = p.Elapsed;
         string? how = null;
@@ -49,13 +45,13 @@ public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToo
                 {
                     if (p.HasExited) break;   // the run ended as it was read
                     Missed($"none of {timed.Count} snapshots taken: the run's memory cannot be read for the {mb} MB trigger: {e.Message}");
-                    return;
+                    return found;
                 }
                 if (now >= (long)mb << 20) break;
                 await Task.Delay(50);
             }
             // procdump -M: a run that ends below the threshold was never meant to be dumped.
-            if (p.HasExited) return;
+            if (p.HasExited) return found;
             how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
                 : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
         }
@@ -74,7 +70,7 @@ public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToo
                 var note = string.Join("; ", new[] { i == 0 ? how : null,
                                                      retake ? $"retake {retakes} of {timed.Retakes}: the {taken} before came out short" : null,
                                                      record.Short is { } shortBy ? $"short: {shortBy}" : null, record.Note }.OfType<string>());
-                cell.AddCapture(record with { Run = label, Note = note.Length == 0 ? null : note });
+                found.Captures.Add(record with { Run = label, Note = note.Length == 0 ? null : note });
                 taken++;
                 if (record.Short is null) walked++;
             }
@@ -85,22 +81,23 @@ public sealed class TimedCaptures(CellResult cell, ICaptureBackend backend, IToo
         if (taken < timed.Count && p.HasExited)
             Missed($"{taken} of {timed.Count} snapshots taken: the process ended {p.Elapsed - markerAt:0.00} s after the marker "
                    + $"(delay {timed.DelaySec} s, interval {timed.IntervalSec} s)");
-        if (core is null) return;
+        if (core is null) return found;
         if (p.HasExited)
         {
             Missed("core not taken: the process had ended", core.Name);
-            return;
+            return found;
         }
         if (core.Unavailable is { } why)
         {
             Missed(why, core.Name);
-            return;
+            return found;
         }
         try
         {
             var record = await Task.Run(() => core.SnapshotAsync(p, captures, Interlocked.Increment(ref _snapshots) - 1, CancellationToken.None));
-            cell.AddCapture(record with { Run = label });
+            found.Captures.Add(record with { Run = label });
         }
         catch (Exception e) { Missed(e.Message, core.Name); }
+        return found;
     }
 }

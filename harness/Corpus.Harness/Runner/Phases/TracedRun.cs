@@ -12,10 +12,14 @@ namespace Corpus.Harness.Runner.Phases;
 /// The traced run (capture.trace): one run on the subject's trace backend, in the cell's folder (trace/, its private
 /// TMPDIR in trace/tmp, removed after), read into the common model; its speedscope JSON and flame graph beside the
 /// cell's records; its cost against the fastest untraced run of the cell at the same n. A trace that could not be
-/// taken is a capture error and a record with the reason.
+/// taken is a capture error and a record with the reason. What it made, it returns to the launcher, which records it.
 /// </summary>
 public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, CellResult cell, IReadOnlyList<ITraceAnalyser> analysers)
 {
+    /// <summary>A traced run's record, its model when it was read, its capture error; <paramref name="Unavailable"/>
+    /// when the subject has no trace backend here (nothing to take again).</summary>
+    public sealed record Result(TraceRecord Record, TraceModel? Model, RunFindings Findings, bool Unavailable = false);
+
     private static int s_traceTmps;
 
     /// <summary>Room left for a socket's file name in the traced run's tmp ("dotnet-diagnostic-PID-TICKS-socket").</summary>
@@ -29,23 +33,15 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
         return IHost.Current.SocketPathMax is not { } max || under.Length + SocketNameRoom <= max ? under : Path.Combine("/tmp", name);
     }
 
-    public async Task<TraceRecord?> RunAsync(TraceCapture trace, long? n, int attempt = 1)
+    public async Task<Result> RunAsync(TraceCapture trace, long? n, int attempt = 1)
     {
         var label = (n is null ? "trace" : $"trace-n{n}") + (attempt == 1 ? "" : $"-{attempt}");
         var subject = runs.Subject;
         var backend = subject.Kind.TraceBackend(subject, trace, new CaptureContext(tools, root, false));
-        TraceRecord Failed(string why, double wall = 0)
-        {
-            cell.AddCaptureError($"{label}: {backend.Name}: {why}");
-            var failed = new TraceRecord(backend.Name, trace.Kind, label, n, null, 0, 0, 0, wall, null, null, null, null, null, why);
-            cell.AddTrace(failed);
-            return failed;
-        }
-        if (backend.Unavailable is { } unavailable)
-        {
-            Failed(unavailable);
-            return null;   // nothing to take again
-        }
+        Result Failed(string why, double wall = 0, bool unavailable = false) =>
+            new(new TraceRecord(backend.Name, trace.Kind, label, n, null, 0, 0, 0, wall, null, null, null, null, null, why), null,
+                RunFindings.Error($"{label}: {backend.Name}: {why}"), unavailable);
+        if (backend.Unavailable is { } unavailable) return Failed(unavailable, unavailable: true);
         var work = Path.Combine(runs.Dir, "trace");
         // A later traced run (a retake, or more samples for a share) keeps the earlier ones beside it.
         if (attempt > 1 && Directory.Exists(work)) Directory.Move(work, $"{work}.attempt{attempt - 1}");
@@ -87,9 +83,7 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
                                      baseWall is null ? null : Ratio(output.Run.WallSeconds, baseWall), metricRatio,
                                      pictures?.Speedscope, pictures?.Html)
                      { Note = model.Note, ReadSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2) };
-        cell.AddTrace(record);
-        cell.Trace = model;
-        return record;
+        return new Result(record, model, new RunFindings());
     }
 
     private static double? Ratio(double traced, double? plain) => plain is > 0 ? Math.Round(traced / plain.Value, 3) : null;
