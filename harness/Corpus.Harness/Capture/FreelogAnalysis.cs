@@ -6,10 +6,16 @@ public sealed record FreeRecord(long Sequence, int Thread, bool Aborting, IReadO
 
 /// <summary>
 /// What a crash core says about a double free, read with gdb and harness/native/freelog/freelog.py: the pointer
-/// the aborting free() was handed, and every recorded free of it with its thread and managed frames.
+/// the aborting free() was handed, and every recorded free of it with its thread and managed frames. When glibc
+/// aborted on a block freed once, having only then found the damage of an earlier double free, it is that earlier
+/// repeated free of the crashing thread instead (<see cref="FreesBeforeAbort"/> of its own frees before the abort).
 /// </summary>
 public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, IReadOnlyList<FreeRecord> Frees, string Text)
 {
+    /// <summary>Null when the aborting free was the repeated one; else the crashing thread's frees between the
+    /// repeated free and the aborting one.</summary>
+    public int? FreesBeforeAbort { get; init; }
+
     /// <summary>gdb on the core; the perf map for JIT names must still be at /tmp/perf-PID.map.</summary>
     public static FreelogAnalysis Run(IToolRunner tools, string executable, string core, string script)
     {
@@ -21,7 +27,7 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
     public static FreelogAnalysis Parse(string text)
     {
         string? pointer = null;
-        int? crashThread = null;
+        int? crashThread = null, before = null;
         var frees = new List<FreeRecord>();
         List<string>? frames = null;
         foreach (var raw in text.Split('\n'))
@@ -32,6 +38,13 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
                 crashThread = int.Parse(c.Groups[1].Value);
                 pointer = c.Groups[2].Value;
             }
+            else if (Noticed().Match(line) is { Success: true } later && crashThread == int.Parse(later.Groups[1].Value))
+            {
+                pointer = later.Groups[2].Value;
+                before = int.Parse(later.Groups[3].Value);
+                frees = [];
+                frames = null;
+            }
             else if (Free().Match(line) is { Success: true } f)
             {
                 frames = [];
@@ -41,7 +54,7 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
             else if (frames is not null && line.StartsWith("      ")) frames.Add(line.Trim());
             else frames = null;
         }
-        return new FreelogAnalysis(pointer, crashThread, frees, text);
+        return new FreelogAnalysis(pointer, crashThread, frees, text) { FreesBeforeAbort = before };
     }
 
     /// <summary>Null when the facts prove the double free the spec describes, otherwise what is missing.</summary>
@@ -70,6 +83,9 @@ public sealed partial record FreelogAnalysis(string? Pointer, int? CrashThread, 
     [GeneratedRegex(@"^crashing thread LWP (\d+) aborted in free\((0x[0-9a-f]+)\)")]
     private static partial Regex Crashing();
 
-    [GeneratedRegex(@"^  free #(\d+) on LWP (\d+)(  <- the aborting free)?")]
+    [GeneratedRegex(@"^glibc noticed at that free the damage of an earlier one: LWP (\d+) freed (0x[0-9a-f]+) again at #\d+, (\d+) free")]
+    private static partial Regex Noticed();
+
+    [GeneratedRegex(@"^  free #(\d+) on LWP (\d+)(  <- the (?:aborting|repeated) free)?")]
     private static partial Regex Free();
 }

@@ -169,7 +169,8 @@ public sealed class DoubleFreeEvidence : IEvidenceCheck
         var figure = $"{facts.Pointer} freed on LWP {other.Thread} then on LWP {facts.CrashThread}";
         return Task.FromResult(EvidenceResult.Hold(Key,
             $"{facts.Pointer} was freed by LWP {other.Thread} ({string.Join(" ← ", Frames(other))}), then again by the crashing "
-            + $"LWP {facts.CrashThread} ({string.Join(" ← ", Frames(aborting))})",
+            + $"LWP {facts.CrashThread} ({string.Join(" ← ", Frames(aborting))})"
+            + (facts.FreesBeforeAbort is { } later ? $", which glibc noticed at the free {later + 1} later" : ""),
             new DoubleFreeFacts(facts.Pointer!, other.Thread, Frames(other), facts.CrashThread, Frames(aborting)), figure));
     }
 }

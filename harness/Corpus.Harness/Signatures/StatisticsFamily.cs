@@ -71,7 +71,7 @@ public sealed class StatisticsFamily : ISignatureFamily
                     if (doneLabel != "run0000") runs.DeleteRun(run, doneLabel);
                     break;
             }
-            if (done % 50 == 0) runs.Progress($"{cell.Key} {hits}/{done} hits, {clock.Elapsed.TotalSeconds:0} s");
+            if (done % 20 == 0) runs.Progress($"{cell.Key} {hits}/{done} hits, {clock.Elapsed.TotalSeconds:0} s");
         }
         var seconds = clock.Elapsed.TotalSeconds;
         var rate = RaceStatistics.Wilson(hits, done);

@@ -2,7 +2,7 @@
 # Reads the freelog ring out of a Mono core, finds the pointer the crashing free() was handed, and
 # prints every recorded free of that pointer: thread, and the JIT addresses named from Mono's
 # --jitmap perf map /tmp/perf-PID.map (freelog.so keeps that file line-buffered).
-import gdb, os, bisect
+import gdb, os, bisect, struct
 
 inf = gdb.selected_inferior()
 pid = inf.pid
@@ -36,6 +36,19 @@ for th in inf.threads():
             crash_ptr = int(f.read_var("p")) + 16   # chunk header -> user pointer
             crash_tid = th.ptid[1]
         f = f.older()
+def show_frames(depth, ret):
+    seen = set()
+    for k in range(depth):
+        name = resolve(ret[k])
+        key = name.rsplit(" +", 1)[0] if name else None
+        if name and key not in seen:
+            seen.add(key)
+            print("      " + name)
+
+# How far back the crashing thread's own frees are searched for a repeated one: glibc checks a chunk's neighbours
+# and bins when it frees or allocates, so the damage of a double free shows within a few calls, not thousands.
+LOOKBACK = 64
+
 if crash_ptr is None:
     print("no thread is inside _int_free: not a double-free abort")
 else:
@@ -43,19 +56,44 @@ else:
     ring = gdb.parse_and_eval("freelog_ring")
     n = int(gdb.parse_and_eval("freelog_next"))
     size = int(ring.type.range()[1]) + 1
-    hits = []
+    # struct rec { void *ptr; uint64_t seq; int32_t tid; int32_t depth; void *ret[8]; } (freelog.c), read at once.
+    rec = struct.Struct("<QQii8Q")
+    if int(gdb.parse_and_eval("sizeof(freelog_ring[0])")) != rec.size:
+        raise gdb.GdbError("freelog_ring's records are not the 88 bytes this script reads")
+    raw = bytes(inf.read_memory(int(ring.address), size * rec.size))
+    recs = []
     for seq in range(max(0, n - size), n):
-        r = ring[seq % size]
-        if int(r["seq"]) == seq and int(r["ptr"]) == crash_ptr:
-            hits.append(r)
-    print("frees recorded: %d; frees of 0x%x: %d" % (n, crash_ptr, len(hits)))
-    for r in hits:
-        tid = int(r["tid"])
-        print("  free #%d on LWP %d%s" % (int(r["seq"]), tid, "  <- the aborting free" if tid == crash_tid else ""))
-        seen = set()
-        for k in range(int(r["depth"])):
-            name = resolve(int(r["ret"][k]))
-            key = name.rsplit(" +", 1)[0] if name else None
-            if name and key not in seen:
-                seen.add(key)
-                print("      " + name)
+        ptr, s, tid, depth, *ret = rec.unpack_from(raw, (seq % size) * rec.size)
+        if s == seq:
+            recs.append((seq, ptr, tid, depth, ret))
+
+    def show(ptr, mark):
+        hits = [r for r in recs if r[1] == ptr]
+        print("frees of 0x%x: %d" % (ptr, len(hits)))
+        for seq, _, tid, depth, ret in hits:
+            print("  free #%d on LWP %d%s" % (seq, tid, mark if seq == mark_seq[0] else ""))
+            show_frames(depth, ret)
+
+    hits = [r for r in recs if r[1] == crash_ptr]
+    print("frees recorded: %d; " % n, end="")
+    mark_seq = [hits[-1][0] if hits and hits[-1][2] == crash_tid else None]
+    show(crash_ptr, "  <- the aborting free")
+    if len(hits) < 2:
+        # The block it aborted on was freed once: glibc may have found there the damage of an earlier double free.
+        # The newest of the crashing thread's last frees whose block another thread had freed before it.
+        last_by = {}
+        found = None
+        mine = 0
+        for seq, ptr, tid, depth, ret in recs[:-1] if recs and recs[-1][1] == crash_ptr else recs:
+            if tid == crash_tid and ptr in last_by and last_by[ptr][1] != crash_tid:
+                found = (seq, ptr, last_by[ptr])
+            last_by[ptr] = (seq, tid)
+        if found is not None:
+            before = sum(1 for r in recs if r[0] > found[0] and r[2] == crash_tid) - (1 if hits else 0)
+            if before < LOOKBACK:
+                seq, ptr, (prev_seq, prev_tid) = found
+                print("glibc noticed at that free the damage of an earlier one: LWP %d freed 0x%x again at #%d, %d "
+                      "free(s) of its own before the aborting one, after LWP %d had freed it at #%d"
+                      % (crash_tid, ptr, seq, before, prev_tid, prev_seq))
+                mark_seq[0] = seq
+                show(ptr, "  <- the repeated free")
