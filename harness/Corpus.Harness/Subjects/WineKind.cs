@@ -147,7 +147,10 @@ public sealed class WineKind(IToolRunner? tools = null) : WineKindBase(tools)
 public sealed class WineDotnetKind(IToolRunner? tools = null) : WineKindBase(tools)
 {
     public override string Name => "wine-dotnet";
-    public override IReadOnlyList<string> BuiltIns => ["wine-net10", "wine-net8"];
+    /// <summary>The built-in subjects and the .NET major each publishes with the SDK's own win-x64 pack.</summary>
+    private static readonly Dictionary<string, int> BuiltInMajors = new() { ["wine-net10"] = 10, ["wine-net8"] = 8 };
+
+    public override IReadOnlyList<string> BuiltIns => [.. BuiltInMajors.Keys];
     public override IReadOnlyList<string> UserPrefixes => [];
     public override string UserPathMeaning => "";
     protected override SubjectCapabilities Runs => SubjectCapabilities.ManagedProgram;
@@ -183,7 +186,7 @@ public sealed class WineDotnetKind(IToolRunner? tools = null) : WineKindBase(too
     public override BuildRecipe Recipe(Subject s, Manifest m, CaseSpec cs) =>
         RuntimeVersion(s.Name) is { } v
             ? new DotnetPublish($"net{Math.Min(int.Parse(v.Split('.')[0]), 10)}.0", "win-x64", v)
-            : new DotnetPublish(s.Name == "wine-net8" ? "net8.0" : "net10.0", "win-x64");
+            : new DotnetPublish($"net{BuiltInMajors[s.Name]}.0", "win-x64");
 
     /// <summary>
     /// winedbg on a .NET process needs the process to stay put: stacks took 1.0–1.3 s and the minidump 7–11 s (wine-net10)
@@ -198,7 +201,7 @@ public sealed class WineDotnetKind(IToolRunner? tools = null) : WineKindBase(too
 
     /// <summary>Which .NET the program carries: a patch validator reads it beside Wine's version.</summary>
     public override string Describe(Subject s) => $"{base.Describe(s)}; .NET "
-        + (RuntimeVersion(s.Name) is { } v ? $"{v} ({RuntimePack})" : $"{(s.Name == "wine-net8" ? "8" : "10")} (the SDK's win-x64 pack)")
+        + (RuntimeVersion(s.Name) is { } v ? $"{v} ({RuntimePack})" : $"{BuiltInMajors[s.Name]} (the SDK's win-x64 pack)")
         + ", self-contained";
 
     /// <summary>
