@@ -90,10 +90,17 @@ ENV
   timing wineserver "$t"
   t=$(now_ms)
   # That first program is `cmd /c ver`: it also tells the Windows version Wine reports, for the runtime line.
-  "$WINE" cmd /c ver </dev/null >"$cell/ver" 2>/dev/null || { echo "wine/cell: $WINE cmd /c ver failed" >&2; exit 1; }
+  # Its stderr and status are kept for the failure's message: a first program that fails says why.
+  local rc=0
+  "$WINE" cmd /c ver </dev/null >"$cell/ver" 2>"$cell/ver.stderr" || rc=$?
+  if ((rc != 0)); then
+    echo "wine/cell: $WINE cmd /c ver failed (exit $rc after $(($(now_ms) - t)) ms; stderr: $(tail -c 600 "$cell/ver.stderr" | tr '\n' ' ')" \
+         "; stdout: $(tail -c 200 "$cell/ver" | tr -d '\r' | tr '\n' ' '))" >&2
+    exit 1
+  fi
   timing wine-first "$t"
   { echo "wine=$("$WINE" --version 2>/dev/null)"; echo "windows=$(tr -d '\r' < "$cell/ver" | grep -m1 .)"; } > "$cell/runtime"
-  rm -f "$cell/ver"
+  rm -f "$cell/ver" "$cell/ver.stderr"
 
   if ((display)); then
     t=$(now_ms)

@@ -79,5 +79,13 @@ check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do ali
 check "down is safe twice" "$here/cell.sh" down "$b"
 check "down-all of a folder that is gone does nothing" bash -c "'$here/cell.sh' down-all '$base/gone' && test ! -e '$base/gone'"
 check "down of a cell whose folder is gone does nothing, and makes no folder" bash -c "'$here/cell.sh' down '$base/gone-cell' && test ! -e '$base/gone-cell'"
+# A first program that fails says why: its status and stderr reach the message (a planted wine that fails on `ver`).
+mkdir -p "$base/fakewine"
+printf '#!/bin/sh\n[ "$1 $2 $3" = "cmd /c ver" ] && { echo "err:planted: boom" >&2; exit 3; }\nexec wine "$@"\n' > "$base/fakewine/wine"
+chmod +x "$base/fakewine/wine"
+failed=$(WINE="$base/fakewine/wine" "$here/cell.sh" up "$base/planted" 2>&1 >/dev/null); rc=$?
+"$here/cell.sh" down "$base/planted"
+check "a first program that fails gives its exit status and stderr" \
+  bash -c "test $rc != 0 && grep -q 'cmd /c ver failed (exit 3 after [0-9]* ms; stderr: err:planted: boom' <<< '$failed'"
 check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
