@@ -28,6 +28,12 @@ public sealed class CellFixture(RegistryFixture registry)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var host = RegistryHosts.For(subject, isolation, tools, budget);
+        if (isolation is IRegistryCell { Retried.Count: > 0 } retried)
+        {
+            var said = new RunFindings();
+            said.LaunchRetries.AddRange(retried.Retried);
+            cell.Record(null, said);
+        }
         var hostSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
         clock.Restart();
         var fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture"));

@@ -49,6 +49,9 @@ public static class RegistryHosts
 public interface IRegistryCell
 {
     IRegistryHost OpenRegistry(Model.Subject subject, Model.Budget budget);
+
+    /// <summary>What each attempt to bring the registry's cell up said when it failed before one came up.</summary>
+    IReadOnlyList<string> Retried { get; }
 }
 
 /// <summary>reg.exe of this Windows machine: the real registry, so the fixture's ledger matters most here.</summary>

@@ -18,33 +18,52 @@ public sealed partial class WineIsolation : IRegistryCell
     private Task<RunResult>? _sharedWait;   // the wait enforces the holder's caps, so it runs all along
 
     private string SharedDir => Path.Combine(_dir, "run-shared");
+    private readonly List<string> _retried = [];
 
+    /// <summary>What each bring-up of the shared prefix that failed said, before one came up.</summary>
+    public IReadOnlyList<string> Retried => _retried;
+
+    /// <summary>
+    /// The shared prefix, brought up once for the cell. A bring-up that fails never reached the program: it is taken
+    /// down and started again, at most <see cref="Runner.RunLauncher.LaunchAttempts"/> times in all, each failure kept
+    /// (shared.attemptN.stderr) and said; then the fixture fails naming the stage.
+    /// </summary>
     public IRegistryHost OpenRegistry(Subject subject, Budget budget)
     {
         Register();
-        if (_shared is null)
+        for (var attempt = 1; _shared is null; attempt++)
         {
-            Directory.CreateDirectory(_dir);
-            var up = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            // Held for the cell: the wall-clock cap is the case's own budget plus what the fixture and the build need.
-            var spec = new ProcessSpec("bash",
-                ["-c", "\"$1\" up \"$2\" --windows \"$3\" >/dev/null && echo SHARED-UP && exec sleep infinity", "holder",
-                 Path.Combine(_root, "harness", "wine", "cell.sh"), SharedDir, windows],
-                _dir, Path.Combine(_dir, "shared.stdout"), Path.Combine(_dir, "shared.stderr"),
-                TimeSpan.FromSeconds(budget.TimeoutSec + 300), (long)budget.MemoryMB << 20,
-                new Dictionary<string, string> { ["WINE"] = subject.Path,
-                                                  ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(subject.Path)!, "wineserver") });
-            _shared = new ContainedProcess(spec, (line, _, _) => { if (line.Trim() == "SHARED-UP") up.TrySetResult(); });
-            _sharedWait = _shared.WaitAsync();
-            var waited = Task.WhenAny(up.Task, _sharedWait, Task.Delay(TimeSpan.FromMinutes(2))).GetAwaiter().GetResult();
-            if (waited != up.Task)
-            {
-                var err = File.Exists(Path.Combine(_dir, "shared.stderr")) ? File.ReadAllText(Path.Combine(_dir, "shared.stderr")).Trim() : "";
-                StopShared();
-                throw new FixtureException($"the cell's shared Wine prefix did not come up: {err}");
-            }
+            if (BringUpShared(subject, budget) is not { } err) break;
+            var kept = Path.Combine(_dir, $"shared.attempt{attempt}.stderr");
+            File.WriteAllText(kept, err + "\n");
+            tools.Run("bash", [Path.Combine(_root, "harness", "wine", "cell.sh"), "down", SharedDir], TimeSpan.FromMinutes(1));
+            if (attempt == Runner.RunLauncher.LaunchAttempts)
+                throw new FixtureException($"the cell's shared Wine prefix did not come up, {attempt} times: {err}");
+            _retried.Add($"shared Wine prefix: attempt {attempt} of {Runner.RunLauncher.LaunchAttempts} did not come up: {err} (kept as {Path.GetFileName(kept)})");
         }
         return new WineRegistry(subject.Path, Path.Combine(SharedDir, "env"), tools);
+    }
+
+    /// <summary>Starts the holder of the shared prefix; null once it is up, else what its stderr said.</summary>
+    private string? BringUpShared(Subject subject, Budget budget)
+    {
+        Directory.CreateDirectory(_dir);
+        var up = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        // Held for the cell: the wall-clock cap is the case's own budget plus what the fixture and the build need.
+        var spec = new ProcessSpec("bash",
+            ["-c", "\"$1\" up \"$2\" --windows \"$3\" >/dev/null && echo SHARED-UP && exec sleep infinity", "holder",
+             Path.Combine(_root, "harness", "wine", "cell.sh"), SharedDir, windows],
+            _dir, Path.Combine(_dir, "shared.stdout"), Path.Combine(_dir, "shared.stderr"),
+            TimeSpan.FromSeconds(budget.TimeoutSec + 300), (long)budget.MemoryMB << 20,
+            new Dictionary<string, string> { ["WINE"] = subject.Path,
+                                              ["WINESERVER"] = Path.Combine(Path.GetDirectoryName(subject.Path)!, "wineserver") });
+        _shared = new ContainedProcess(spec, (line, _, _) => { if (line.Trim() == "SHARED-UP") up.TrySetResult(); });
+        _sharedWait = _shared.WaitAsync();
+        var waited = Task.WhenAny(up.Task, _sharedWait, Task.Delay(TimeSpan.FromMinutes(2))).GetAwaiter().GetResult();
+        if (waited == up.Task) return null;
+        StopShared();
+        var err = File.Exists(Path.Combine(_dir, "shared.stderr")) ? File.ReadAllText(Path.Combine(_dir, "shared.stderr")).Trim() : "";
+        return err.Length > 0 ? err : "the holder ended without a word";
     }
 
     private void StopShared()
