@@ -40,23 +40,26 @@ harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .c
 # an up-to-date `dotnet build` still costs 1.5-2 s (four of them 6-7 s on a slow VM), and setup runs on every make run.
 sources=(harness/Corpus.Harness harness/LostMemory harness/DumpFacts harness/RoslynRunner harness/subjects/probe harness/Directory.Build.props)
 sdk=$(dotnet --version)
-build() {  # project, output folder
+build() {  # project, output folder, how long a build usually takes (measured on a fresh clone)
   local stamp="$2/.setup-stamp"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$sdk" &&
         -z $(find "${sources[@]}" \( -name bin -o -name obj \) -prune -o -type f -newer "$stamp" -print -quit) ]]; then
     return
   fi
+  local t=$(date +%s)
+  echo "setup: building $1 (not built yet, or changed since; $3 s on the 2-core VM) …" >&2
   dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly >/dev/null || {
     echo "setup: building $1 failed" >&2; dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly; exit 1; }
+  echo "setup: built $1 in $(( $(date +%s) - t )) s" >&2
   echo "$sdk" > "$stamp"
 }
-build harness/Corpus.Harness build/harness/corpus
-build harness/DumpFacts build/harness/DumpFacts
-build harness/LostMemory build/harness/LostMemory
+build harness/Corpus.Harness build/harness/corpus 15-25
+build harness/DumpFacts build/harness/DumpFacts 5-10
+build harness/LostMemory build/harness/LostMemory 2-5
 # The compiler runner for roslyn:VERSION subjects; each version is restored on first use into .cache/roslyn/.
-build harness/RoslynRunner build/harness/roslyn-runner
+build harness/RoslynRunner build/harness/roslyn-runner 5-10
 # The probe a user's dotnet root must run before its cells do (coreclr:ROOT; a user's Mono runs the same source).
-build harness/subjects/probe/Probe.csproj build/harness/probe-net
+build harness/subjects/probe/Probe.csproj build/harness/probe-net 5-10
 
 # Wine's template prefix and the cross-built GoogleTest (docs/wine.md) are built when first needed: the harness builds
 # the template when a selected cell runs on a Wine subject, ci/unit.sh builds both. make run's demo needs neither.

@@ -48,7 +48,7 @@ public class MergeTests(ITestOutputHelper output)
                 {
                     c.Series.Add(new SeriesPoint(n, n * n / 1e4 + 0.013));
                     c.Runs.Add(new RunSummary($"n{n}-rep0", "exit 0", 0.5 + n / 1000, 70_123_456 + (long)n,
-                                              new Dictionary<string, double> { ["n"] = n, ["deserialize_s"] = n * n / 1e4 + 0.013, ["serialize_s"] = n / 1e3 }, "cgroup x"));
+                                              new Dictionary<string, double> { ["n"] = n, ["deserialize_s"] = n * n / 1e4 + 0.013, ["serialize_s"] = n / 1e3 }, "cgroup x") { N = (long)n });
                 }
                 c.Runs.Add(new RunSummary("capture-n400", "SIGKILL", 3.3, 90 << 20, new Dictionary<string, double>(), "cgroup y") { CaptureOnly = true });
                 c.Captures.Add(new CaptureRecord("mono-sigquit", Path.Combine(dir, "captures", "snapshot-0.txt"), 3158, 0.003, 3.6,

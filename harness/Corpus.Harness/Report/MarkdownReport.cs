@@ -172,11 +172,11 @@ public sealed class MarkdownReport(IToolRunner tools)
         curves[main] = c.Series.ToList();
         var suffix = main.Contains('_') ? main[main.LastIndexOf('_')..] : null;
         if (suffix is null) return curves;
-        var bySize = c.Runs.Where(r => !r.CaptureOnly && r.Metrics.ContainsKey("n"));
+        var bySize = c.Runs.Where(r => !r.CaptureOnly && r.N is not null);
         foreach (var key in c.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
         {
             var pts = bySize.Where(r => r.Metrics.ContainsKey(key))
-                            .GroupBy(r => r.Metrics["n"])
+                            .GroupBy(r => (double)r.N!.Value)
                             .Select(g => new SeriesPoint(g.Key, g.Min(r => r.Metrics[key])))
                             .OrderBy(p => p.X).ToList();
             if (pts.Count > 0) curves[key] = pts;
