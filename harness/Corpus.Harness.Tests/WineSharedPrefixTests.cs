@@ -14,16 +14,8 @@ namespace Corpus.Harness.Tests;
 [System.Runtime.Versioning.SupportedOSPlatform("linux")]
 public sealed class WineSharedPrefixTests : IDisposable
 {
-    private static readonly string Checkout = FindCheckout();
     private readonly string _dir = Directory.CreateDirectory(
-        Path.Combine(Checkout, ".cache", "test-wine-shared", Guid.NewGuid().ToString("N")[..12])).FullName;
-
-    private static string FindCheckout()
-    {
-        for (var d = new DirectoryInfo(AppContext.BaseDirectory); d is not null; d = d.Parent)
-            if (File.Exists(Path.Combine(d.FullName, "harness", "wine", "cell.sh"))) return d.FullName;
-        throw new InvalidOperationException("no corpus checkout above the test assembly");
-    }
+        Path.Combine(RoslynTriggerTests.Root, ".cache", "test-wine-shared", Guid.NewGuid().ToString("N")[..12])).FullName;
 
     public void Dispose() => Directory.Delete(_dir, recursive: true);
 

@@ -67,17 +67,16 @@ else:
         if s == seq:
             recs.append((seq, ptr, tid, depth, ret))
 
-    def show(ptr, mark):
+    def show(ptr, marked, mark):
         hits = [r for r in recs if r[1] == ptr]
         print("frees of 0x%x: %d" % (ptr, len(hits)))
         for seq, _, tid, depth, ret in hits:
-            print("  free #%d on LWP %d%s" % (seq, tid, mark if seq == mark_seq[0] else ""))
+            print("  free #%d on LWP %d%s" % (seq, tid, mark if seq == marked else ""))
             show_frames(depth, ret)
 
     hits = [r for r in recs if r[1] == crash_ptr]
     print("frees recorded: %d; " % n, end="")
-    mark_seq = [hits[-1][0] if hits and hits[-1][2] == crash_tid else None]
-    show(crash_ptr, "  <- the aborting free")
+    show(crash_ptr, hits[-1][0] if hits and hits[-1][2] == crash_tid else None, "  <- the aborting free")
     if len(hits) < 2:
         # The block it aborted on was freed once: glibc may have found there the damage of an earlier double free.
         # The newest of the crashing thread's last frees whose block another thread had freed before it.
@@ -95,5 +94,4 @@ else:
                 print("glibc noticed at that free the damage of an earlier one: LWP %d freed 0x%x again at #%d, %d "
                       "free(s) of its own before the aborting one, after LWP %d had freed it at #%d"
                       % (crash_tid, ptr, seq, before, prev_tid, prev_seq))
-                mark_seq[0] = seq
-                show(ptr, "  <- the repeated free")
+                show(ptr, seq, "  <- the repeated free")
