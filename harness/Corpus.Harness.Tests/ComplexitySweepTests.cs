@@ -9,27 +9,32 @@ namespace Corpus.Harness.Tests;
 public class ComplexitySweepTests
 {
     /// <summary>Runs of 1 s each whose metric is time(n, index of the run in the cell).</summary>
-    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time) : FakeRunLauncher(cs)
+    /// <summary>With <paramref name="calibration"/>, each run also prints METRIC "c" = calibration(n, index).</summary>
+    private sealed class ScriptedRuns(CaseSpec cs, Func<long, int, double> time, Func<long, int, double>? calibration = null)
+        : FakeRunLauncher(cs)
     {
         public List<string> Labels { get; } = [];
 
         protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
         {
-            var value = time(n!.Value, Labels.Count);
+            var metrics = new Dictionary<string, double> { ["t"] = time(n!.Value, Labels.Count) };
+            if (calibration is not null) metrics["c"] = calibration(n.Value, Labels.Count);
             Labels.Add(label);
-            return Exited(new RunResult(0, null, false, false, 1.0, 1 << 20, "", "", "", "", "", []), new() { ["t"] = value });
+            return Exited(new RunResult(0, null, false, false, 1.0, 1 << 20, "", "", "", "", "", []), metrics);
         }
     }
 
-    private static CaseSpec Case(double repeatUnderSec) =>
+    private static CaseSpec Case(double repeatUnderSec, string? calibration = null) =>
         new("sweep", "sweep", ["{n}"], [], new Budget(60, 1024),
-            Signature.Of("complexity", new ComplexitySpec("t", [50_000, 100_000, 200_000, 400_000], 1.7, 1.3, 0.8, repeatUnderSec),
+            Signature.Of("complexity", new ComplexitySpec("t", [50_000, 100_000, 200_000, 400_000], 1.7, 1.3, 0.8, repeatUnderSec,
+                                                          Calibration: calibration),
                          new ProcessPattern(ExitForm.Zero, [], null)),
             new Dictionary<string, string>(), [], []);
 
-    private static async Task<(CellResult Cell, ScriptedRuns Runs)> Sweep(double repeatUnderSec, Func<long, int, double> time)
+    private static async Task<(CellResult Cell, ScriptedRuns Runs)> Sweep(double repeatUnderSec, Func<long, int, double> time,
+                                                                          Func<long, int, double>? calibration = null, string? name = null)
     {
-        var runs = new ScriptedRuns(Case(repeatUnderSec), time);
+        var runs = new ScriptedRuns(Case(repeatUnderSec, calibration is null ? name : name ?? "c"), time, calibration);
         var cell = new CellResult { Key = new CellKey("r", "sweep", "bug", "s"), Rerun = "" };
         var verdict = await new ComplexityFamily().RunAsync(runs, cell);
         (cell.Outcome, cell.Detail, cell.Verdict) = (verdict.Outcome, verdict.Detail, verdict);
@@ -101,5 +106,57 @@ public class ComplexitySweepTests
         Assert.True(d.Low < 1.7 && d.High > 1.7, d.Interval);
         Assert.Contains("straddles a bound (the bug ≥ 1.7, clean ≤ 1.3) after 3 of at most 3 rounds; ended by maxRounds 3", cell.Detail);
         Assert.Equal(16, runs.Labels.Count);
+    }
+
+    /// <summary>
+    /// Issue 35: a host in two speeds (a fresh-clone gate of 2026-11-27 on .NET 10: 400K at 0.82 s once and 1.16-1.19 s
+    /// four times, its serialize 1.09 s against 1.46-1.57 s in the same runs). Most runs slow, one fast per size: the
+    /// gap between the two fastest is a whole mode, and the sweep ends inconclusive; the same runs with the serialize
+    /// time as the calibration decide clean at the first look, on the fast runs' exponent.
+    /// </summary>
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ACalibrationPutsRunsOfTwoHostSpeedsOnOneLine(bool calibrated)
+    {
+        // Run 0 of each size fast; the rest 1.4 times slower, in the metric and the calibration alike, with a little
+        // noise of their own (±2 %) so the calibrated runs are not identical.
+        double Mode(long n, int i) => i < 4 ? 1 : 1.4 * (1 + 0.02 * Math.Sin(n + 7.0 * i));
+        var (cell, runs) = await Sweep(0, (n, i) => n * 1e-6 * Mode(n, i), calibrated ? (n, i) => n * 1.2e-6 * Mode(n, i) * (1 + 0.01 * Math.Cos(3.0 * i)) : null);
+        var facts = (ComplexityFacts)cell.Verdict!.Facts!;
+        if (!calibrated)
+        {
+            Assert.Equal(Outcome.Inconclusive, cell.Outcome);
+            return;
+        }
+        Assert.Equal(Outcome.Clean, cell.Outcome);
+        Assert.Equal(1, facts.Decision!.Rounds);
+        Assert.Equal(8, runs.Labels.Count);
+        Assert.True(facts.Decision.Low > 0.9 && facts.Decision.High < 1.1, facts.Decision.Interval);
+        Assert.Equal("c", facts.Calibration);
+        Assert.Equal(400_000 * 1e-6, facts.Uncalibrated![^1][1], 9);
+        Assert.InRange(facts.CalibrationWeight!.Value, 0.9, 1.0);
+        Assert.Contains("each run's t scaled by (the fastest c of its size over its own)^", facts.Decision.Method);
+    }
+
+    /// <summary>Mono's deserialize scatters on its own (its collector), not with the serialize before it: a calibration
+    /// that does not move with the metric gets no weight, and the points are the fastest runs as measured.</summary>
+    [Fact]
+    public async Task ACalibrationThatDoesNotMoveWithTheMetricGetsNoWeight()
+    {
+        // Odd rounds slow the metric, even rounds the calibration.
+        var (cell, _) = await Sweep(0, (n, i) => n * n * 1e-10 * (i / 4 % 2 == 1 ? 1.3 : 1), (n, i) => n * 1e-6 * (i / 4 % 2 == 0 ? 1.3 : 1));
+        var facts = (ComplexityFacts)cell.Verdict!.Facts!;
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        Assert.Equal(0, facts.CalibrationWeight);
+        Assert.Equal(facts.Uncalibrated!.Select(p => Math.Round(p[1], 9)), facts.Points.Select(p => Math.Round(p[1], 9)));
+    }
+
+    [Fact]
+    public async Task ARunWithoutItsCalibrationFigureIsAnErrorNamingTheField()
+    {
+        var (cell, _) = await Sweep(0, (n, _) => n * 1e-6, name: "serialize_cpu_s");
+        Assert.Equal(Outcome.Error, cell.Outcome);
+        Assert.Contains("printed no METRIC 'serialize_cpu_s' named by field 'signature.complexity.calibration'", cell.Detail);
     }
 }

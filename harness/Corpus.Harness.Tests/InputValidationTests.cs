@@ -368,6 +368,8 @@ public sealed class InputValidationTests : IDisposable
     [InlineData("\"repeatUnderSec\": -1", "cases[0].signature.complexity.repeatUnderSec", "between 0 and 3600, found -1")]
     [InlineData("\"minR2\": 1.5", "cases[0].signature.complexity.minR2", "between 0 and 1, found 1.5")]
     [InlineData("\"sizes\": [1, 2, -4]", "cases[0].signature.complexity.sizes[2]", "expected a positive integer")]
+    [InlineData("\"calibration\": \"t\"", "cases[0].signature.complexity.calibration", "must name another METRIC than 'metric'")]
+    [InlineData("\"calibration\": \"c\", \"shape\": \"exponential\"", "cases[0].signature.complexity.calibration", "applies to power sweeps only")]
     public void ComplexityNumbersOutsideTheirRangeAreNamed(string field, string name, string problem)
     {
         var complexity = $"{{ \"complexity\": {{ \"metric\": \"t\", \"reproducedMin\": 1.7, \"cleanMax\": 1.3, {field}"

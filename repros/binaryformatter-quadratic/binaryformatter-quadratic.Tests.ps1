@@ -40,6 +40,20 @@ Describe 'binaryformatter-quadratic' -Tag 'Scenario' {
             }
         }
 
+        It 'each run is scaled by its own serialize to the host''s best speed, never slowed, and the runs as measured are kept beside' {
+            foreach ($cell in $mono, $net10, $net8) {
+                $facts = $cell.Family.facts
+                $facts.calibration | Should -Be 'serialize_cpu_s'
+                $facts.calibrationWeight | Should -BeGreaterOrEqual 0 -Because $cell.Context
+                $facts.calibrationWeight | Should -BeLessOrEqual 1 -Because $cell.Context
+                $facts.decision.method | Should -Match 'scaled by \(the fastest serialize_cpu_s of its size over its own\)\^'
+                @($facts.uncalibrated).Count | Should -Be @($facts.points).Count
+                for ($i = 0; $i -lt @($facts.points).Count; $i++) {
+                    $facts.points[$i][1] | Should -BeLessOrEqual ($facts.uncalibrated[$i][1] * 1.000001) -Because "$($cell.Context), size $($facts.points[$i][0])"
+                }
+            }
+        }
+
         It 'at 400K books Mono is many times slower than .NET 10' {
             $monoAt = ($mono.Family.facts.points | Select-Object -Last 1)[1]
             $netAt = ($net10.Family.facts.points | Select-Object -Last 1)[1]

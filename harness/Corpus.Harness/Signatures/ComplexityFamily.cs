@@ -72,7 +72,8 @@ public sealed class ComplexityFamily : ISignatureFamily
         cell.SeriesUnit = cx.SizeUnit;
         var best = sizes.ToDictionary(n => n, _ => double.MaxValue);
         var spent = sizes.ToDictionary(n => n, _ => 0.0);
-        var values = sizes.ToDictionary(n => n, _ => new List<double>());
+        // Each run's metric, and its calibration figure when the case names one.
+        var values = sizes.ToDictionary(n => n, _ => new List<(double Metric, double Calibration)>());
         var repeats = sizes.ToDictionary(n => n, _ => 0);
         RunOutput? largest = null;
         var clock = System.Diagnostics.Stopwatch.StartNew();
@@ -89,15 +90,20 @@ public sealed class ComplexityFamily : ISignatureFamily
                 spent[n] += run.WallSeconds;
                 if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
                     return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}");
-                if (!output.Metrics.TryGetValue(cx.Metric, out var value))
-                    return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field "
-                                                      + $"'signature.complexity.metric' of case {cs.Id} (it printed: "
+                var calibration = 1.0;
+                if (!output.Metrics.TryGetValue(cx.Metric, out var value)
+                    || cx.Calibration is { } c && !output.Metrics.TryGetValue(c, out calibration))
+                {
+                    var (name, field) = output.Metrics.ContainsKey(cx.Metric) ? (cx.Calibration, "calibration") : (cx.Metric, "metric");
+                    return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{name}' named by field "
+                                                      + $"'signature.complexity.{field}' of case {cs.Id} (it printed: "
                                                       + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})");
+                }
                 // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
                 // the capture's marker.
                 if (n == sizes[^1] && value < best[n]) largest = output;
                 best[n] = Math.Min(best[n], value);
-                values[n].Add(Math.Max(value, 1e-6));
+                values[n].Add((Math.Max(value, 1e-6), Math.Max(calibration, 1e-6)));
             }
             return null;
         }
@@ -111,10 +117,16 @@ public sealed class ComplexityFamily : ISignatureFamily
             if (await RoundAsync(due) is { } failed) return failed;
         }
         var decide = cx.Decide;
-        List<(double N, double Seconds)> Points() => sizes.Select(n => ((double)n, Math.Max(best[n], 1e-6))).ToList();
+        // The calibrated log metrics of each size, and the weight the calibration was given, at the latest look.
+        var (logs, weight) = (new List<IReadOnlyList<double>>(), 0.0);
+        List<(double N, double Seconds)> Points() => sizes.Select((n, i) => ((double)n, Math.Exp(logs[i].Min()))).ToList();
         (Interval Slope, double Sigma, int Df) measured = default;
-        Interval Look() => (measured = Decision.ReplicateSlope(
-            sizes.Select(n => (Math.Log(n), (IReadOnlyList<double>)values[n].Select(v => Math.Log(v)).ToList())).ToList(), decide.LookConfidence)).Slope;
+        Interval Look()
+        {
+            (logs, weight) = Calibrated(sizes.Select(n => (IReadOnlyList<(double, double)>)values[n]).ToList(), cx.Calibration is not null);
+            return (measured = Decision.ReplicateSlope(sizes.Select((n, i) => (Math.Log(n), logs[i])).ToList(), decide.LookConfidence,
+                                                       estimated: weight > 0 ? 1 : 0)).Slope;
+        }
         var (interval, looks) = (Look(), 1);
         string stoppedBy = "decided";
         while (Decision.Place(interval, cx.ReproducedMin, cx.CleanMax) == Placement.Undecided)
@@ -145,13 +157,17 @@ public sealed class ComplexityFamily : ISignatureFamily
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
         var decision = DecisionFacts.Of("exponent", interval,
-                                        $"least squares through the fastest run of each of {sizes.Count} sizes; its uncertainty pooled from the gaps to the "
+                                        $"least squares through the fastest run of each of {sizes.Count} sizes"
+                                        + (cx.Calibration is { } cal ? $", each run's {cx.Metric} scaled by (the fastest {cal} of its size over its own)^{weight:0.00}" : "")
+                                        + "; its uncertainty pooled from the gaps to the "
                                         + $"next fastest and the line's misfit, {measured.Sigma:0.###} (log) on {measured.Df} degrees of freedom, Student's t",
                                         cx.ReproducedMin, cx.CleanMax, true, placement, looks, decide, clock.Elapsed.TotalSeconds, stoppedBy);
         var text = $"exponent {decision.Interval}; median pair slope {median:0.00}, r² {fit.R2:0.000}{(looks > 1 ? $", {looks} rounds" : "")}";
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
                                         Math.Round(fit.Exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
-                    { CaptureN = captureN, MedianPairSlope = Math.Round(median, 3), Decision = decision };
+                    { CaptureN = captureN, MedianPairSlope = Math.Round(median, 3), Decision = decision, Calibration = cx.Calibration,
+                      CalibrationWeight = cx.Calibration is null ? null : Math.Round(weight, 3),
+                      Uncalibrated = cx.Calibration is null ? null : sizes.Select(n => new[] { n, best[n] }).ToList() };
         Verdict V(Outcome o, string d) => new(o, d)
             { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {fit.Exponent:0.00}" };
         return placement switch
@@ -162,6 +178,46 @@ public sealed class ComplexityFamily : ISignatureFamily
             Placement.Between => V(Outcome.WrongFailure, $"the exponent is neither clean (≤ {cx.CleanMax}) nor the bug (≥ {cx.ReproducedMin}) ({text})"),
             _ => V(Outcome.Inconclusive, decision.Undecided),
         };
+    }
+
+    /// <summary>
+    /// Each size's log metrics, each run's scaled by (the fastest calibration figure of its size over its own)^w. The
+    /// calibration times work of the same size in the same process: where the host ran a whole process slower (a
+    /// busy sibling core: .NET's serialize and deserialize both 1.4 times slower), both move together and the scaled
+    /// runs land on the undisturbed ones. Where the metric's scatter is its own (Mono's collector), the calibration
+    /// only adds its scatter. So w is as much of the pooled slope of log metric on log calibration within the sizes
+    /// (analysis of covariance) as the runs surely show: its one-sided 95% lower bound, held to [0, 1]. On runs of
+    /// 2026-11-27: 0.86 on .NET with a quiet host in two speeds, 0 on Mono; 0–0.4 on .NET in one speed, where
+    /// the scaled runs scatter as the measured ones do. Without <paramref name="calibrate"/>: the log metrics as
+    /// measured, w 0.
+    /// </summary>
+    public static (List<IReadOnlyList<double>> Logs, double Weight) Calibrated(IReadOnlyList<IReadOnlyList<(double Metric, double Calibration)>> sizes,
+                                                                            bool calibrate)
+    {
+        double sxy = 0, sxx = 0, syy = 0;
+        var df = -1;
+        foreach (var runs in calibrate ? sizes.Where(r => r.Count >= 2) : [])
+        {
+            double mc = runs.Average(r => Math.Log(r.Calibration)), mm = runs.Average(r => Math.Log(r.Metric));
+            foreach (var (m, c) in runs)
+            {
+                var (dc, dm) = (Math.Log(c) - mc, Math.Log(m) - mm);
+                (sxy, sxx, syy) = (sxy + dc * dm, sxx + dc * dc, syy + dm * dm);
+            }
+            df += runs.Count - 1;
+        }
+        var w = 0.0;
+        if (sxx > 0 && df >= 1)
+        {
+            var slope = sxy / sxx;
+            var se = Math.Sqrt(Math.Max(0, syy - slope * sxy) / df / sxx);
+            w = Math.Clamp(slope - StudentT.Quantile(0.95, df) * se, 0, 1);
+        }
+        return (sizes.Select(runs =>
+        {
+            var fastest = runs.Min(r => Math.Log(r.Calibration));
+            return (IReadOnlyList<double>)runs.Select(r => Math.Log(r.Metric) + w * (fastest - Math.Log(r.Calibration))).ToList();
+        }).ToList(), w);
     }
 
     /// <summary>
@@ -199,6 +255,12 @@ public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUn
 {
     /// <summary>The deciding figure's interval against the bounds, at the last look.</summary>
     public DecisionFacts? Decision { get; init; }
+    /// <summary>Power: the METRIC each run's metric was scaled by (see <see cref="ComplexityFamily.Calibrated"/>); the
+    /// points are then the calibrated ones, and these the fastest as measured (n, metric).</summary>
+    public string? Calibration { get; init; }
+    /// <summary>The exponent w the calibration was given, 0 (none) to 1 (in full).</summary>
+    public double? CalibrationWeight { get; init; }
+    public IReadOnlyList<double[]>? Uncalibrated { get; init; }
     /// <summary>Theil–Sen's median pair slope beside the least-squares one, which decides.</summary>
     public double? MedianPairSlope { get; init; }
     public long? CaptureN { get; init; }
@@ -234,9 +296,11 @@ public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUn
 /// <param name="Shape">"power": exponents of log(metric) against log(n). "exponential": factors per unit of n, from
 /// log(metric) against n; the largest sizes may end at the budget (see ExponentialSweep).</param>
 /// <param name="FloorSec">Exponential only: metrics at or below this are noise (startup, JIT), not growth.</param>
+/// <param name="Calibration">Power only: a METRIC of the same run that times fixed work at the size, by which each run's
+/// metric is scaled (<see cref="ComplexityFamily.Calibrated"/>).</param>
 public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, double ReproducedMin, double CleanMax,
                                     double MinR2, double RepeatUnderSec, string? SizeUnit = null, string Shape = "power",
-                                    double FloorSec = 0.1)
+                                    double FloorSec = 0.1, string? Calibration = null)
 {
     /// <summary>Looks at the slope's interval while it straddles a bound: 3 within 240 s unless the case says otherwise.</summary>
     public static readonly DecideSpec DefaultDecide = new(3, 240);
@@ -248,7 +312,8 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
 
     public static ComplexitySpec Read(Fields f)
     {
-        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec", "decide");
+        f.AllowOnly("metric", "sizes", "reproducedMin", "cleanMax", "minR2", "repeatUnderSec", "sizeUnit", "shape", "floorSec", "decide",
+                    "calibration");
         var shape = f.Enum("shape", ShapeNames, Power, required: false);
         // Power: exponents in (0, 10]. Exponential: factors per unit of n, above 1 (growth) and at most 10.
         var min = shape == Exponential ? 1 : 0;
@@ -258,10 +323,12 @@ public sealed record ComplexitySpec(string Metric, IReadOnlyList<long> Sizes, do
                                       f.NumberOr("minR2", 0.9, min: 0, max: 1)!.Value,
                                       f.NumberOr("repeatUnderSec", 1.0, min: 0, max: 3600)!.Value,
                                       f.StringOr("sizeUnit", null), shape,
-                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value)
+                                      f.NumberOr("floorSec", 0.1, min: 0, max: 3600)!.Value, f.StringOr("calibration", null))
                    { Decide = DecideSpec.Read(f, DefaultDecide) };
         if (spec.Sizes.Count < 3) throw f.Error("needs at least 3 sizes to fit a slope", "sizes");
         if (spec.Sizes.Distinct().Count() != spec.Sizes.Count) throw f.Error("sizes must be distinct", "sizes");
+        if (spec.Calibration is { } cal && (shape != Power || cal == spec.Metric))
+            throw f.Error(shape != Power ? "applies to power sweeps only" : "must name another METRIC than 'metric'", "calibration");
         if (spec.CleanMax >= spec.ReproducedMin)
             throw f.Error($"must be below reproducedMin ({spec.ReproducedMin})", "cleanMax");
         return spec;

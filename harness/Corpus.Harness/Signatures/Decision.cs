@@ -129,17 +129,20 @@ public static class Decision
     /// (exponential, a mixture, half-normal; 2–5 runs a size) a 95% interval missed 0.6–2.2% of the time, the gaps
     /// alone 0.3–2.8%, and was a fifth narrower. <paramref name="single"/> are points with no replicate (an
     /// exponential sweep's killed size): fitted, in the misfit, with no gap. No size with two runs: an unbounded
-    /// interval.
+    /// interval. <paramref name="estimated"/>: parameters fitted to these same runs before (a calibration's weight),
+    /// a degree of freedom each.
     /// </summary>
     public static (Interval Slope, double Sigma, int Df) ReplicateSlope(IReadOnlyList<(double X, IReadOnlyList<double> LogY)> sizes,
-                                                                        double confidence, IReadOnlyList<(double X, double LogY)>? single = null)
+                                                                        double confidence, IReadOnlyList<(double X, double LogY)>? single = null,
+                                                                        int estimated = 0)
     {
         var points = sizes.Select(s => (s.X, LogY: s.LogY.Min())).Concat(single ?? []).ToList();
         var (b, a, sxx) = Line(points);
         var gaps = sizes.Where(s => s.LogY.Count >= 2).Select(s => s.LogY.Order().Take(2).ToList()).Select(t => t[1] - t[0]).ToList();
         if (gaps.Count == 0) return (new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence }, double.NaN, 0);
         var misfit = points.Sum(p => (p.LogY - a - b * p.X) * (p.LogY - a - b * p.X));
-        var df = gaps.Count + points.Count - 2;
+        var df = gaps.Count + points.Count - 2 - estimated;
+        if (df < 1) return (new Interval(b, double.NegativeInfinity, double.PositiveInfinity) { Confidence = confidence }, double.NaN, 0);
         var sigma = Math.Sqrt((gaps.Sum(g => g * g) + misfit) / df);
         var half = StudentT.Quantile(1 - (1 - confidence) / 2, df) * sigma / Math.Sqrt(sxx);
         return (new Interval(b, b - half, b + half) { Confidence = confidence }, sigma, df);

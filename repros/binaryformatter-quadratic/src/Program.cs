@@ -125,9 +125,11 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
             BinaryFormatter formatter = NewFormatter();
 
             QuietGc();
+            double serializeCpuStart = ProcessCpu.Seconds();
             Stopwatch sw = Stopwatch.StartNew();
             formatter.Serialize(stream, shelf);
             sw.Stop();
+            double serializeCpuSeconds = ProcessCpu.Seconds() - serializeCpuStart;
             double serializeSeconds = sw.Elapsed.TotalSeconds;
             long length = stream.Length;
             output.WriteLine(string.Format(CultureInfo.InvariantCulture,
@@ -157,8 +159,9 @@ namespace Corpus.Repros.BinaryFormatterQuadratic
             }
 
             output.WriteLine(string.Format(CultureInfo.InvariantCulture,
-                "METRIC {{\"n\":{0},\"bytes\":{1},\"serialize_s\":{2},\"deserialize_s\":{3},\"deserialize_cpu_s\":{4}}}",
-                n, length, Seconds(serializeSeconds), Seconds(deserializeSeconds), Seconds(deserializeCpuSeconds)));
+                "METRIC {{\"n\":{0},\"bytes\":{1},\"serialize_s\":{2},\"serialize_cpu_s\":{3},\"deserialize_s\":{4},\"deserialize_cpu_s\":{5}}}",
+                n, length, Seconds(serializeSeconds), Seconds(serializeCpuSeconds), Seconds(deserializeSeconds),
+                Seconds(deserializeCpuSeconds)));
             output.WriteLine("REPRO-DONE");
             return 0;
         }
