@@ -62,7 +62,16 @@ done
 exec {lock}>&-
 cell=$base/run-$$
 up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
-"$here/cell.sh" "${up[@]}" >/dev/null
+# A prefix that does not come up is a run that never reached the program (a fresh-clone gate, 2026-11-28: `cmd /c
+# ver` printed "Application could not be started" in one run of 150): say so with cell.sh's words, so that the
+# harness keeps them and starts the run again instead of judging it. Its other lines reach the run's stderr as before.
+up_rc=0
+up_err=$("$here/cell.sh" "${up[@]}" 2>&1 >/dev/null) || up_rc=$?
+if ((up_rc != 0)); then
+  echo "CORPUS-LAUNCH-FAILED wine: the run's prefix did not come up (cell.sh up exit $up_rc): $(tail -c 900 <<< "$up_err" | tr '\n' ' ')" >&2
+  exit 97
+fi
+[[ -z $up_err ]] || printf '%s\n' "$up_err" >&2
 cp "$cell/runtime" "$base/runtime" 2>/dev/null || true
 while IFS='=' read -r k v; do [[ -n $k ]] && export "$k=$v"; done < "$cell/env"
 check_server

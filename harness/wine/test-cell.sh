@@ -87,5 +87,10 @@ failed=$(WINE="$base/fakewine/wine" "$here/cell.sh" up "$base/planted" 2>&1 >/de
 "$here/cell.sh" down "$base/planted"
 check "a first program that fails gives its exit status and stderr" \
   bash -c "test $rc != 0 && grep -q 'cmd /c ver failed (exit 3 after [0-9]* ms; stderr: err:planted: boom' <<< '$failed'"
+# In a run, the same failure is the launcher's, never the program's: run.sh says so in the harness's words.
+said=$(WINE="$base/fakewine/wine" bash "$here/run.sh" "$base/runs-planted" win7 0 -- cmd /c echo reached </dev/null 2>&1); rc=$?
+for old in "$base/runs-planted"/run-*; do "$here/cell.sh" down "$old" >/dev/null 2>&1; done
+check "a run whose prefix does not come up exits 97 with CORPUS-LAUNCH-FAILED and cell.sh's words, not the program's" \
+  bash -c "test $rc == 97 && grep -q '^CORPUS-LAUNCH-FAILED wine: the run.s prefix did not come up (cell.sh up exit 1): .*cmd /c ver failed (exit 3 after' <<< \"\$1\" && ! grep -q reached <<< \"\$1\"" _ "$said"
 check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
