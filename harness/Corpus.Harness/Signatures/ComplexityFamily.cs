@@ -70,7 +70,6 @@ public sealed class ComplexityFamily : ISignatureFamily
         var sizes = cx.Sizes.Order().ToList();
         cell.SeriesMetric = cx.Metric;
         cell.SeriesUnit = cx.SizeUnit;
-        var best = sizes.ToDictionary(n => n, _ => double.MaxValue);
         var spent = sizes.ToDictionary(n => n, _ => 0.0);
         // Each run's metric, and its calibration figure when the case names one.
         var values = sizes.ToDictionary(n => n, _ => new List<(double Metric, double Calibration)>());
@@ -101,8 +100,7 @@ public sealed class ComplexityFamily : ISignatureFamily
                 }
                 // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
                 // the capture's marker.
-                if (n == sizes[^1] && value < best[n]) largest = output;
-                best[n] = Math.Min(best[n], value);
+                if (n == sizes[^1] && values[n].All(v => value < v.Metric)) largest = output;
                 values[n].Add((Math.Max(value, 1e-6), Math.Max(calibration, 1e-6)));
             }
             return null;
@@ -167,7 +165,7 @@ public sealed class ComplexityFamily : ISignatureFamily
                                         Math.Round(fit.Exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
                     { CaptureN = captureN, MedianPairSlope = Math.Round(median, 3), Decision = decision, Calibration = cx.Calibration,
                       CalibrationWeight = cx.Calibration is null ? null : Math.Round(weight, 3),
-                      Uncalibrated = cx.Calibration is null ? null : sizes.Select(n => new[] { n, best[n] }).ToList() };
+                      Uncalibrated = cx.Calibration is null ? null : sizes.Select(n => new[] { n, values[n].Min(v => v.Metric) }).ToList() };
         Verdict V(Outcome o, string d) => new(o, d)
             { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {fit.Exponent:0.00}" };
         return placement switch
