@@ -235,14 +235,20 @@ public sealed class PluginSeamTests : IDisposable
             new Dictionary<string, double>(), new Dictionary<string, double> { ["REPRO-REACHED go"] = markerAt });
 
     [Fact]
-    public void CaptureRunsGrowOnlyWhenTheLargestRunEndsBeforeTheFirstSnapshot()
+    public void CaptureRunsGrowOnlyWhenTheLargestRunEndsBeforeTheLastSnapshot()
     {
         var timed = new TimedCapture("REPRO-REACHED go", DelaySec: 1, IntervalSec: 1, Count: 3, Heap: false);
         // Mono: 12 s after the marker, plenty of time.
         Assert.Equal(400_000, ComplexityFamily.CaptureSize(400_000, Output(14, 2, 300 << 20), timed, 2.0, 2048L << 20));
-        // .NET: 0.5 s after the marker, linear: grown three-fold to last the delay and a half.
-        Assert.Equal(1_200_000, ComplexityFamily.CaptureSize(400_000, Output(1.5, 1, 300 << 20), timed, 1.0, 2048L << 20));
+        // 3.5 s after the marker: the three snapshots (at 1, 2 and 3 s of the program's own time) and the core fit.
+        Assert.Equal(400_000, ComplexityFamily.CaptureSize(400_000, Output(5.5, 2, 300 << 20), timed, 1.0, 2048L << 20));
+        // .NET: 1 s after the marker, linear: grown 3.5-fold to last the delay, both intervals and a half.
+        Assert.Equal(1_400_000, ComplexityFamily.CaptureSize(400_000, Output(2, 1, 300 << 20), timed, 1.0, 4096L << 20));
+        // Quadratic: the size grows by the square root of the time asked.
+        Assert.InRange(ComplexityFamily.CaptureSize(400_000, Output(2, 1, 300 << 20), timed, 2.0, 4096L << 20), 748_000, 749_000);
         // The memory budget bounds the growth: 60% of 1 GB over 300 MB is 2.05.
-        Assert.InRange(ComplexityFamily.CaptureSize(400_000, Output(1.5, 1, 300 << 20), timed, 1.0, 1024L << 20), 819_000, 820_000);
+        Assert.InRange(ComplexityFamily.CaptureSize(400_000, Output(2, 1, 300 << 20), timed, 1.0, 1024L << 20), 819_000, 820_000);
+        // At most four-fold, whatever the time asked.
+        Assert.Equal(1_600_000, ComplexityFamily.CaptureSize(400_000, Output(1.2, 1, 300 << 20), timed, 1.0, 8192L << 20));
     }
 }

@@ -220,15 +220,16 @@ public sealed class ComplexityFamily : ISignatureFamily
 
     /// <summary>
     /// The size of the capture run: the largest size, grown when the program spent too little time after the
-    /// capture's marker for the first snapshot to land (a fast runtime), within the memory budget. Each snapshot
-    /// stops the process while it is written, so the later ones usually fit; any that do not are capture errors.
+    /// capture's marker for every snapshot to land (a fast runtime), within the memory budget. A snapshot stops the
+    /// process while it is written, so the program's own time after the marker must cover the delay, the intervals
+    /// and a margin for the core; any snapshot that still misses is a capture error.
     /// </summary>
     public static long CaptureSize(long largest, RunOutput run, TimedCapture timed, double exponent, long budgetBytes)
     {
         var marker = run.Markers.FirstOrDefault(kv => kv.Key.Contains(timed.Marker));
         if (marker.Key is null) return largest;
         var window = run.Run.WallSeconds - marker.Value;
-        var needed = timed.DelaySec + 0.5;
+        var needed = timed.DelaySec + (timed.Count - 1) * timed.IntervalSec + 0.5;
         if (window >= needed) return largest;
         var scale = Math.Min(MaxCaptureScale, needed / Math.Max(window, 0.05));
         // Memory grows with the size at least linearly: keep the estimate under 60% of the cap.
