@@ -90,11 +90,12 @@ ENV
   timing wineserver "$t"
   t=$(now_ms)
   # That first program is `cmd /c ver`: it also tells the Windows version Wine reports, for the runtime line.
-  # Its stderr and status are kept for the failure's message: a first program that fails says why.
+  # Its stderr and status are kept for the failure's message: a first program that fails says why. It alone runs
+  # with Wine's error channel on (the cell's programs keep -all): a process that dies while it starts says so there.
   local rc=0
-  "$WINE" cmd /c ver </dev/null >"$cell/ver" 2>"$cell/ver.stderr" || rc=$?
+  WINEDEBUG=-all,err+all "$WINE" cmd /c ver </dev/null >"$cell/ver" 2>"$cell/ver.stderr" || rc=$?
   if ((rc != 0)); then
-    echo "wine/cell: $WINE cmd /c ver failed (exit $rc after $(($(now_ms) - t)) ms; stderr: $(tail -c 600 "$cell/ver.stderr" | tr '\n' ' ')" \
+    echo "wine/cell: $WINE cmd /c ver failed (exit $rc after $(($(now_ms) - t)) ms; stderr: $(tail -c 1200 "$cell/ver.stderr" | tr '\n' ' ')" \
          "; stdout: $(tail -c 200 "$cell/ver" | tr -d '\r' | tr '\n' ' '))" >&2
     exit 1
   fi

@@ -79,14 +79,15 @@ check "nothing of b is left" test -z "$(cell_pids "$b" | while read -r p; do ali
 check "down is safe twice" "$here/cell.sh" down "$b"
 check "down-all of a folder that is gone does nothing" bash -c "'$here/cell.sh' down-all '$base/gone' && test ! -e '$base/gone'"
 check "down of a cell whose folder is gone does nothing, and makes no folder" bash -c "'$here/cell.sh' down '$base/gone-cell' && test ! -e '$base/gone-cell'"
-# A first program that fails says why: its status and stderr reach the message (a planted wine that fails on `ver`).
+# A first program that fails says why: its status and stderr, with Wine's error channel on, reach the message (a
+# planted wine that fails on `ver` and echoes the WINEDEBUG it was given).
 mkdir -p "$base/fakewine"
-printf '#!/bin/sh\n[ "$1 $2 $3" = "cmd /c ver" ] && { echo "err:planted: boom" >&2; exit 3; }\nexec wine "$@"\n' > "$base/fakewine/wine"
+printf '#!/bin/sh\n[ "$1 $2 $3" = "cmd /c ver" ] && { echo "err:planted: boom with WINEDEBUG=$WINEDEBUG" >&2; exit 3; }\nexec wine "$@"\n' > "$base/fakewine/wine"
 chmod +x "$base/fakewine/wine"
 failed=$(WINE="$base/fakewine/wine" "$here/cell.sh" up "$base/planted" 2>&1 >/dev/null); rc=$?
 "$here/cell.sh" down "$base/planted"
-check "a first program that fails gives its exit status and stderr" \
-  bash -c "test $rc != 0 && grep -q 'cmd /c ver failed (exit 3 after [0-9]* ms; stderr: err:planted: boom' <<< '$failed'"
+check "a first program that fails gives its exit status and stderr, Wine's errors on" \
+  bash -c "test $rc != 0 && grep -q 'cmd /c ver failed (exit 3 after [0-9]* ms; stderr: err:planted: boom with WINEDEBUG=-all,err+all' <<< '$failed'"
 # In a run, the same failure is the launcher's, never the program's: run.sh says so in the harness's words.
 said=$(WINE="$base/fakewine/wine" bash "$here/run.sh" "$base/runs-planted" win7 0 -- cmd /c echo reached </dev/null 2>&1); rc=$?
 for old in "$base/runs-planted"/run-*; do "$here/cell.sh" down "$old" >/dev/null 2>&1; done
