@@ -14,7 +14,10 @@ flock .cache/wine/googletest.lock harness/wine/googletest.sh .cache/wine/googlet
 
 # The tests and the smoke below work in folders of their own: the user's artifacts/latest must name the same run after.
 latest_before=$(readlink artifacts/latest 2>/dev/null || true)
-dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal"
+# The log is kept so that, on a failure, the failed tests are printed again last: a CI log is often read from its end.
+if ! dotnet test corpus.slnx -c Release -nologo -v q --logger "console;verbosity=minimal" 2>&1 | tee build/unit-dotnet-test.log; then
+  ci/failed-tests.sh build/unit-dotnet-test.log; exit 1
+fi
 # perf stamps records with the kernel's clock, the harness its markers with its own, which a time namespace moves:
 # the perf tests again with the harness's clock 1000 s ahead.
 unshare --time --monotonic 1000 dotnet test harness/Corpus.Harness.Tests -c Release --no-build -nologo -v q \
