@@ -35,6 +35,20 @@ public sealed class CaptureRetakeTests : IDisposable
                 : [new ThreadStack("managed 1", ["Prog.Work()", "Prog.Main()"])];
             return Task.FromResult(new CaptureRecord(Name, file, 8, 0.01, target.Elapsed, threads));
         }
+
+        /// <summary>What the series asked of it, in order: "take I" while the process lives, "read I" later.</summary>
+        public readonly List<string> Steps = [];
+
+        public async Task<Func<Task<CaptureRecord>>> TakeAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
+        {
+            lock (Steps) Steps.Add($"take {index}");
+            var record = await SnapshotAsync(target, dir, index, cancel);
+            return () =>
+            {
+                lock (Steps) Steps.Add($"read {index}");
+                return Task.FromResult(record);
+            };
+        }
     }
 
     private sealed class CopyScript : BuildRecipe
@@ -87,6 +101,16 @@ public sealed class CaptureRetakeTests : IDisposable
         Assert.Contains("retake 1 of 2: the 2 before came out short", captures[2].Note);
         Assert.Null(captures[2].Short);
         Assert.DoesNotContain(cell.Runs, r => r.Label.StartsWith("recapture"));
+    }
+
+    [Fact]
+    public async Task TheCountIsTakenBeforeAnyIsReadAndEachRetakeIsReadBeforeTheNext()
+    {
+        // Reading a snapshot (ClrMD over a createdump core) while the program runs on spent its time after the marker:
+        // 2 of 3 snapshots and no core in a loaded gate. A retake depends on what the ones before showed.
+        var (cell, backend) = await RunAsync(shortFirst: 2);
+        Assert.Equal(Outcome.Reproduced, cell.Outcome);
+        Assert.Equal(["take 0", "take 1", "read 0", "read 1", "take 2", "read 2"], backend.Steps);
     }
 
     [Fact]

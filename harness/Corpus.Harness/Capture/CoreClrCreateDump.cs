@@ -17,7 +17,11 @@ public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, st
         : !File.Exists(dumpFactsDll) ? $"the dump-facts tool is not built ({dumpFactsDll}); run make setup"
         : null;
 
-    public async Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
+    public async Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel) =>
+        await (await TakeAsync(target, dir, index, cancel))();
+
+    /// <summary>createdump while the process is stopped; ClrMD's read of the core (dump-facts) when the caller asks.</summary>
+    public async Task<Func<Task<CaptureRecord>>> TakeAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
     {
         var core = Path.Combine(dir, $"snapshot-{index}.core");
         var at = target.Elapsed;
@@ -26,11 +30,14 @@ public sealed class CoreClrCreateDump(IToolRunner runner, string? createdump, st
                                                 TimeSpan.FromMinutes(5)), CancellationToken.None);
         if (r.ExitCode != 0 || !File.Exists(core)) throw new InvalidOperationException(r.Describe("createdump"));
         var bytes = new FileInfo(core).Length;
-        var facts = Path.Combine(dir, $"snapshot-{index}.facts.json");
-        string[] factArgs = heap ? [dumpFactsDll, core, "--top", "100000", "--out", facts] : [dumpFactsDll, core, "--no-heap", "--out", facts];
-        var f = await Task.Run(() => runner.Run("dotnet", factArgs, TimeSpan.FromMinutes(5)), CancellationToken.None);
-        if (f.ExitCode != 0) throw new InvalidOperationException(f.Describe("dump-facts"));
-        return new CaptureRecord(Name, core, bytes, r.Seconds, Math.Round(at, 3), ReadThreads(facts), null, ReadHeap(facts));
+        return async () =>
+        {
+            var facts = Path.Combine(dir, $"snapshot-{index}.facts.json");
+            string[] factArgs = heap ? [dumpFactsDll, core, "--top", "100000", "--out", facts] : [dumpFactsDll, core, "--no-heap", "--out", facts];
+            var f = await Task.Run(() => runner.Run("dotnet", factArgs, TimeSpan.FromMinutes(5)), CancellationToken.None);
+            if (f.ExitCode != 0) throw new InvalidOperationException(f.Describe("dump-facts"));
+            return new CaptureRecord(Name, core, bytes, r.Seconds, Math.Round(at, 3), ReadThreads(facts), null, ReadHeap(facts));
+        };
     }
 
     /// <summary>Live instances by type name, when the dump's heap was walked.</summary>

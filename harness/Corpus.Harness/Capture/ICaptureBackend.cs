@@ -43,6 +43,18 @@ public interface ICaptureBackend
     /// <summary>Whether its snapshots can carry heap statistics (so a heap signature can be judged).</summary>
     bool HeapFacts => false;
     Task<CaptureRecord> SnapshotAsync(ContainedProcess target, string dir, int index, CancellationToken cancel);
+
+    /// <summary>
+    /// A snapshot in two steps: the part that needs the live process, awaited here, and the reading of what it wrote,
+    /// returned to be run later. A timed series reads its snapshots after the last one, so the reading does not spend
+    /// the program's time after the marker (createdump's ClrMD read: about 1 s a snapshot under load, while the
+    /// program runs on). Backends that read as they take do both here.
+    /// </summary>
+    async Task<Func<Task<CaptureRecord>>> TakeAsync(ContainedProcess target, string dir, int index, CancellationToken cancel)
+    {
+        var record = await SnapshotAsync(target, dir, index, cancel);
+        return () => Task.FromResult(record);
+    }
 }
 
 /// <summary>Runs an external tool; an interface so the Windows command lines can be checked without Windows.</summary>
