@@ -279,8 +279,10 @@ public class MergeTests(ITestOutputHelper output)
     /// <summary>
     /// Two shards of a small, fast selection run here for real (the harness as a child process) and merged: the same
     /// cells, in the same order, with the same outcomes and gate, and the same JUnit, as one run of the selection.
-    /// ngen-imagelist-corruption on windows (unsupported here, no build) and roslyn-ref-accessor-loop on two compilers
-    /// (one compile each): 8 cells, measured 4–6 s a run at load average 5–8.
+    /// ngen-imagelist-corruption's registry fixture on windows (unsupported here, no build) and under Wine (200 of 200
+    /// cells clean beside two busy loops, 2026-11-28): 4 cells. Not Roslyn's compiles:
+    /// beside this suite's other tests and four busy loops a fixed compiler ran past its 10 s budget, and its cell's
+    /// verdict, not the merge, decided the test.
     /// </summary>
     [Fact]
     public void TwoShardsRunHereMergeIntoTheCellsAndVerdictsOfOneRun()
@@ -291,7 +293,7 @@ public class MergeTests(ITestOutputHelper output)
         foreach (var shared in new[] { "repros", "expected", "harness", "build", ".cache", ".config", "ci" })
             Directory.CreateSymbolicLink(Path.Combine(root, shared), Path.Combine(RoslynTriggerTests.Root, shared));
         var id = $"test-merge-{Guid.NewGuid():N}"[..20];
-        string[] select = ["--repro", "ngen-imagelist-corruption,roslyn-ref-accessor-loop", "--subject", "windows,roslyn:2.10.0,roslyn:5.12.0"];
+        string[] select = ["--repro", "ngen-imagelist-corruption", "--case", "fixture", "--subject", "windows,wine"];
         var runs = new[] { "one", "s1", "s2" }.Select(r => $"{id}-{r}").ToArray();
         try
         {
@@ -308,7 +310,7 @@ public class MergeTests(ITestOutputHelper output)
             Assert.Equal(0, merged);
             JsonElement Summary(string run) => JsonDocument.Parse(File.ReadAllText(Path.Combine(root, "artifacts", run, "summary.json"))).RootElement;
             var (one, all) = (Summary(runs[0]), Summary($"{id}-merged"));
-            Assert.Equal(8, one.GetProperty("cells").GetArrayLength());
+            Assert.Equal(4, one.GetProperty("cells").GetArrayLength());
             Assert.True(Summary(runs[1]).GetProperty("cells").GetArrayLength() > 0 && Summary(runs[2]).GetProperty("cells").GetArrayLength() > 0);
             string[] Verdicts(JsonElement s) => s.GetProperty("cells").EnumerateArray().Select(c => string.Join(" ",
                 new[] { "repro", "case", "variant", "subject", "outcome", "expected", "gate", "gateMessage", "family", "rerun" }
