@@ -58,6 +58,44 @@ public sealed class ContainmentTests : IDisposable
         Assert.False(AnyProcessWithArg(child), "the background child survived the kill");
     }
 
+    private ProcessSpec OnCpuClock(string script, double cpuSec, double wallCapSec) =>
+        Spec(script, timeoutSec: wallCapSec) with { CpuTimeout = TimeSpan.FromSeconds(cpuSec) };
+
+    [Fact]
+    public async Task ACpuBudgetEndsARunOnceItsProcessesSpentIt()
+    {
+        // Two busy children, one of which ends early: its CPU still counts (a cgroup keeps what ended members used).
+        var marker = Unique();
+        using var p = new ContainedProcess(OnCpuClock(
+            $"timeout 0.5 sh -c 'while :; do :; done'; sh -c 'while :; do :; done' {marker}", cpuSec: 1.5, wallCapSec: 60));
+        var r = await p.WaitAsync();
+        Assert.True(r.TimedOut, $"status {r.Status}, {r.CpuSeconds} s of CPU, {r.Containment}");
+        Assert.False(r.Starved);
+        Assert.InRange(r.CpuSeconds!.Value, 1.5, 3);
+        Assert.InRange(r.ClockSeconds, 1.5, 3);
+        Assert.Contains("the budget 1.5 s of CPU", r.Containment);
+        // Where the host has a cgroup to count in, the kernel's count is used, not the /proc estimate.
+        var probe = CpuacctCgroup.TryCreate("probe-" + marker);
+        probe?.Dispose();
+        if (probe is not null || MemoryCgroup.Locate() is { Parent: not null, V2: true })
+            Assert.DoesNotContain("in /proc", r.Containment);
+        Assert.False(AnyProcessWithArg(marker), "the busy child survived the kill");
+    }
+
+    [Fact]
+    public async Task ARunThatGetsNoCpuIsStarvedAtItsWallCapNotTimedOut()
+    {
+        var child = Unique();
+        using var p = new ContainedProcess(OnCpuClock($"sleep {child}", cpuSec: 5, wallCapSec: 1));
+        var r = await p.WaitAsync();
+        Assert.True(r.Starved, $"status {r.Status}");
+        Assert.False(r.TimedOut);
+        Assert.Equal("starved", r.Status);
+        Assert.InRange(r.CpuSeconds!.Value, 0, 0.5);
+        Assert.InRange(r.WallSeconds, 0.9, 10);
+        Assert.False(AnyProcessWithArg(child), "the sleeping child survived the kill");
+    }
+
     [Fact]
     public async Task MemoryCapEndsTheRunAsAnOutcome()
     {
@@ -124,6 +162,22 @@ public sealed class ContainmentTests : IDisposable
         Assert.Contains("1 cgroup(s) (1 process(es) killed), 1 ledger(s)", left.ToString());
         Assert.False(Directory.Exists(cg.Dir));
         Assert.False(File.Exists(ledger));
+        Assert.True(sleeper.WaitForExit(5000));
+    }
+
+    [Fact]
+    public void ACpuacctGroupOnADeadHarnesssLedgerIsKilledAndRemovedToo()
+    {
+        // A v1 host's CPU-clock run has a second group, in the cpuacct hierarchy; v2 counts CPU in the memory group.
+        if (CpuacctCgroup.TryCreate("999999999-1-2") is not { } cg) return;
+        var sleeper = System.Diagnostics.Process.Start("/bin/sh", ["-c", $"echo $$ > {cg.Dir}/cgroup.procs; exec sleep 300.127"])!;
+        using var _ = sleeper;
+        var until = DateTime.UtcNow.AddSeconds(5);
+        while (MemoryCgroup.Open(cg.Dir).Members().Count == 0 && DateTime.UtcNow < until) Thread.Sleep(20);
+        DeadLedger($"cg {cg.Dir}");
+        var left = Leftovers.Clean(_dir, Capture.ToolRunner.Instance);
+        Assert.Equal((1, 1), (left.Cgroups, left.Processes));
+        Assert.False(Directory.Exists(cg.Dir));
         Assert.True(sleeper.WaitForExit(5000));
     }
 

@@ -393,6 +393,13 @@ public sealed class InputValidationTests : IDisposable
         AssertField(Make(signature, capture, top: top), field, "must be shorter than the run's budget.timeoutSec (5 s)");
 
     [Theory]
+    [InlineData("\"budget\": { \"clock\": \"gpu\" },", ProcessSignature, "budget.clock", "'gpu' is not one of: wall, cpu")]
+    [InlineData("\"budget\": { \"clock\": \"cpu\" },", Shmem + "\"tolerance\": 0.1 } }", "cases[0].budget.clock",
+                "'cpu' is for a family that judges one run by its time (process); this case's family is 'shmem'")]
+    public void TheCpuClockIsNamedAndOnlyForTheProcessFamily(string top, string signature, string field, string problem) =>
+        AssertField(Make(signature, top: top), field, problem);
+
+    [Theory]
     [InlineData("{ \"process\": { \"exit\": \"zero\", \"output\": [\"ok\", \"[a-\"] } }", "cases[0].signature.process.output[1]")]
     [InlineData("{ \"process\": { \"exit\": \"zero\" }, \"clean\": { \"output\": [\"*x\"] } }", "cases[0].signature.clean.output[0]")]
     [InlineData("{ \"shmem\": { \"marker\": \"m\", \"leakBytes\": 1 }, \"unsupported\": { \"output\": [\"(abort\"], \"reason\": \"r\" } }",

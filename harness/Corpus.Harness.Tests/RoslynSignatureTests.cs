@@ -83,6 +83,88 @@ public sealed class RoslynSignatureTests : IDisposable
         Assert.Equal(Outcome.WrongFailure, ProcessFamily.Classify(Sig("writeup"), noDiagnostic).Item1);
     }
 
+    /// <summary>A run on the case's CPU clock: its CPU seconds, and whether it reached the wall cap first (starved).</summary>
+    private static RunResult OnCpuClock(RunResult run, double cpu, bool starved = false) =>
+        run with { CpuBudget = 10, CpuSeconds = cpu, Starved = starved, TimedOut = run.TimedOut && !starved };
+
+    private const string Fixed = "DIAGNOSTIC CS0106 error (1,57): The modifier 'ref' is not valid for this item\n"
+                                 + "DIAGNOSTIC-IDS CS0106,CS8341\nMETRIC {\"compile_s\": 0.6}\nREPRO-DONE\n";
+
+    [Fact]
+    public void TheBudgetIsOnTheCpuClock()
+    {
+        // A starved host slows the fixed compiler, not the CPU it needs: only the CPU clock tells a slow run from a hung one.
+        Assert.All(Repro.Cases, c => Assert.True(c.Budget.CpuClock, c.Id));
+    }
+
+    [Fact]
+    public void OnTheCpuClockTheLoopIsTheBugOnceItsCpuBudgetIsSpent()
+    {
+        var (outcome, detail) = ProcessFamily.Classify(Sig("writeup"), OnCpuClock(Looping(), cpu: 10.02));
+        Assert.Equal(Outcome.Reproduced, outcome);
+        Assert.Contains("timeout", detail);
+    }
+
+    [Fact]
+    public void AStarvedFixedCompilerIsInconclusiveNeverTheBug()
+    {
+        // Measured beside eight busy sessions: a fixed compiler's start grows its memory at ~19 MB/s, so growth alone
+        // matches the loop; only the CPU it got (3.1 s in its 30 s wall cap) says the budget was never spent.
+        var starved = OnCpuClock(Run(true, null, "REPRO-REACHED compile-start chars=77\n", 30, t => (30L << 20) + (long)(t * (19 << 20))),
+                                 cpu: 3.1, starved: true);
+        Assert.Equal("starved", starved.Status);
+        var (outcome, detail) = ProcessFamily.Classify(Sig("writeup"), starved);
+        Assert.Equal(Outcome.Inconclusive, outcome);
+        Assert.Contains("starved: 3.10 s of CPU in 30.0 s, its wall cap; the budget is 10 s of CPU", detail);
+    }
+
+    [Fact]
+    public void OnTheCpuClockTheCleanBoundCountsCpuSeconds()
+    {
+        // 9.6 s of wall on a busy host, 2.1 s of CPU: clean; 9.4 s of CPU would be too close to the budget.
+        var slow = OnCpuClock(Run(false, 0, Fixed, 9.6, _ => 40L << 20), cpu: 2.1);
+        var (outcome, detail) = ProcessFamily.Classify(Sig("writeup"), slow);
+        Assert.Equal(Outcome.Clean, outcome);
+        Assert.Contains("exit 0 in 9.60 s (2.10 s of CPU)", detail);
+        var (heavy, why) = ProcessFamily.Classify(Sig("writeup"), slow with { CpuSeconds = 9.4 });
+        Assert.Equal(Outcome.WrongFailure, heavy);
+        Assert.Contains("used 9.40 s of CPU, more than 9 s", why);
+    }
+
+    /// <summary>The process family's runs: starved ones first, then what the script ends with.</summary>
+    private sealed class Runs(CaseSpec cs, Queue<RunResult> script) : FakeRunLauncher(cs)
+    {
+        public readonly List<string> Labels = [];
+
+        protected override RunOutput Run(long? n, string label, TimedCapture? timed, bool untilCaptured)
+        {
+            Labels.Add(label);
+            return Exited(script.Dequeue());
+        }
+    }
+
+    [Fact]
+    public async Task AStarvedRunIsMeasuredAgainAndAlwaysStarvedIsInconclusive()
+    {
+        var cs = Repro.Cases.Single(c => c.Id == "thread");
+        var starved = OnCpuClock(Run(false, null, "REPRO-REACHED compile-start chars=30\n", 30, _ => 40L << 20), cpu: 2.5, starved: true);
+        var finished = OnCpuClock(Run(false, 0, Fixed, 12.5, _ => 40L << 20), cpu: 1.9);
+        var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "thread", "bug", "roslyn:5.12.0"), Rerun = "" };
+
+        var once = new Runs(cs, new([starved, finished]));
+        var v = await new ProcessFamily().RunAsync(once, cell);
+        Assert.Equal(Outcome.Clean, v.Outcome);
+        Assert.Equal(["run", "run2"], once.Labels);
+        Assert.Contains("before it, starved: 2.50 s of CPU", v.Detail);
+        Assert.Single(((ProcessFacts)v.Facts!).Starved);
+
+        var always = new Runs(cs, new([starved, starved, starved]));
+        var never = await new ProcessFamily().RunAsync(always, cell);
+        Assert.Equal(Outcome.Inconclusive, never.Outcome);
+        Assert.Equal(ProcessFamily.StarvedRuns, always.Labels.Count);
+        Assert.Contains($"after {ProcessFamily.StarvedRuns} runs the host starved", never.Detail);
+    }
+
     private CellResult Reproduced(params string[] parserFrames)
     {
         // DumpFacts' format: one thread per managed thread, its frames innermost first.

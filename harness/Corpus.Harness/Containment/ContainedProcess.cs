@@ -6,10 +6,12 @@ namespace Corpus.Harness.Containment;
 /// <param name="CoreDumps">Lift the core size limit so a crash leaves a core in WorkDir (with core_pattern "core").</param>
 /// <param name="PerfMap">The launch asked the runtime for a perf map (/tmp/perf-PID.map): the ledger records it, so a
 /// killed harness's map is removed too. Which flag asks for it is the subject kind's business.</param>
+/// <param name="CpuTimeout">The budget on the CPU clock: the run ends once its processes have used this much CPU, and
+/// <paramref name="Timeout"/> is its wall cap; a run that reaches the wall cap first was starved by the host.</param>
 public sealed record ProcessSpec(
     string FileName, IReadOnlyList<string> Args, string WorkDir, string StdoutFile, string StderrFile,
     TimeSpan Timeout, long MemoryBytes, IReadOnlyDictionary<string, string>? Env = null, bool CoreDumps = false,
-    bool PerfMap = false);
+    bool PerfMap = false, TimeSpan? CpuTimeout = null);
 
 public sealed record MemorySample(double Seconds, long Bytes);
 
@@ -21,11 +23,25 @@ public sealed record RunResult(
     /// <summary>The run's start on Stopwatch's clock in seconds (<see cref="ContainedProcess.StartedMonotonic"/>); 0 when unknown.</summary>
     public double StartedMonotonic { get; init; }
 
-    /// <summary>The program ended by itself with exit code 0.</summary>
-    public bool ExitedZero => !TimedOut && !MemoryCapped && Signal is null && ExitCode == 0;
+    /// <summary>A run on the CPU clock: its budget in CPU seconds (<see cref="ProcessSpec.CpuTimeout"/>); null on the wall clock.</summary>
+    public double? CpuBudget { get; init; }
+    /// <summary>A run on the CPU clock: the CPU seconds all its processes used, ended ones included.</summary>
+    public double? CpuSeconds { get; init; }
+    /// <summary>A run on the CPU clock reached its wall cap before its CPU budget: the host starved it, and it showed neither
+    /// an end nor the budget spent.</summary>
+    public bool Starved { get; init; }
 
-    /// <summary>How the run ended, as the records say it: "exit N", a signal's name, "timeout" or "memory-cap".</summary>
-    public string Status => TimedOut ? "timeout" : MemoryCapped ? "memory-cap"
+    /// <summary>The run's time on its budget's clock: CPU seconds on the CPU clock, else wall seconds.</summary>
+    public double ClockSeconds => CpuBudget is not null && CpuSeconds is { } cpu ? cpu : WallSeconds;
+
+    /// <summary>The harness ended the run: its time (or CPU) budget, its memory cap, or its wall cap when starved.</summary>
+    public bool Stopped => TimedOut || MemoryCapped || Starved;
+
+    /// <summary>The program ended by itself with exit code 0.</summary>
+    public bool ExitedZero => !Stopped && Signal is null && ExitCode == 0;
+
+    /// <summary>How the run ended, as the records say it: "exit N", a signal's name, "timeout", "memory-cap" or "starved".</summary>
+    public string Status => TimedOut ? "timeout" : MemoryCapped ? "memory-cap" : Starved ? "starved"
         : Signal is not null ? Signal : $"exit {ExitCode}";
 }
 
@@ -47,7 +63,7 @@ public sealed class ContainedProcess : IDisposable
     private readonly StreamWriter _outFile, _errFile;
     private readonly List<MemorySample> _memory = [];
     private long _peak;
-    private volatile bool _timedOut, _memoryCapped, _interrupted;
+    private volatile bool _timedOut, _memoryCapped, _starved, _interrupted;
     private bool _closed;
     private CancellationTokenRegistration _onInterrupt;
     private int _stoppedCount;
@@ -141,7 +157,10 @@ public sealed class ContainedProcess : IDisposable
         while (!exited.IsCompleted && !_session.HasExited)
         {
             var used = SampleMemory();
-            if (Elapsed > _spec.Timeout.TotalSeconds) { _timedOut = true; KillTree(); }
+            var cpu = _spec.CpuTimeout is null ? null : _session.CpuSeconds();
+            if (cpu >= _spec.CpuTimeout?.TotalSeconds) { _timedOut = true; KillTree(); }
+            // Without a count of its CPU, a run on the CPU clock has its wall cap for budget.
+            else if (Elapsed > _spec.Timeout.TotalSeconds) { if (cpu is null) _timedOut = true; else _starved = true; KillTree(); }
             else if (_session.OverMemoryCap(used)) { _memoryCapped = true; KillTree(); }
             else if (cancel.IsCancellationRequested) KillTree();
             else if (Interrupt.IsRequested)
@@ -155,6 +174,8 @@ public sealed class ContainedProcess : IDisposable
         var wall = Elapsed;
         SampleMemory();
         var end = _session.Finish();
+        // The budget was spent between the last look and the wall cap's kill: the run did use it all without an end.
+        if (_starved && end.CpuSeconds >= _spec.CpuTimeout?.TotalSeconds) (_starved, _timedOut) = (false, true);
         _peak = Math.Max(_peak, end.PeakBytes);
         if (end.MemoryCapped) _memoryCapped = true;
         string stdout, stderr;
@@ -163,8 +184,16 @@ public sealed class ContainedProcess : IDisposable
         List<MemorySample> samples;
         lock (_memory) samples = [.. _memory];
         return new RunResult(end.ExitCode, end.Signal, _timedOut, _memoryCapped, Math.Round(wall, 4), _peak, stdout, stderr,
-                             _spec.StdoutFile, _spec.StderrFile, _session.Containment, samples) { StartedMonotonic = StartedMonotonic };
+                             _spec.StdoutFile, _spec.StderrFile, Containment, samples)
+        {
+            StartedMonotonic = StartedMonotonic, CpuBudget = _spec.CpuTimeout?.TotalSeconds,
+            CpuSeconds = end.CpuSeconds is { } c ? Math.Round(c, 3) : null, Starved = _starved,
+        };
     }
+
+    private string Containment => _spec.CpuTimeout is { } cpu
+        ? $"{_session.Containment} (the wall cap), the budget {cpu.TotalSeconds:0.##} s of CPU"
+        : _session.Containment;
 
     public void Signal(int signal)
     {

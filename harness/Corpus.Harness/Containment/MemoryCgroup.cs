@@ -9,6 +9,8 @@ public sealed class MemoryCgroup : IDisposable
     public const string Prefix = "corpus";
     public string Dir { get; }
     private readonly bool _v2;
+    /// <summary>A cgroup v2 group: it counts its members' CPU too (<see cref="CpuSeconds"/>).</summary>
+    public bool V2 => _v2;
 
     private MemoryCgroup(string dir, bool v2) { Dir = dir; _v2 = v2; }
 
@@ -101,6 +103,19 @@ public sealed class MemoryCgroup : IDisposable
         }
         catch (IOException) { }
         return 0;
+    }
+
+    /// <summary>v2: the CPU seconds of every member so far, ended ones included (cpu.stat is in every v2 group); null on v1.</summary>
+    public double? CpuSeconds()
+    {
+        if (!_v2) return null;
+        try
+        {
+            foreach (var line in File.ReadLines(Path.Combine(Dir, "cpu.stat")))
+                if (line.Split(' ') is ["usage_usec", var v] && long.TryParse(v, out var us)) return us / 1e6;
+        }
+        catch (IOException) { }
+        return null;
     }
 
     public long UsageBytes() => ReadLong(_v2 ? "memory.current" : "memory.usage_in_bytes");

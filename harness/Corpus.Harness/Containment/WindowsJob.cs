@@ -22,6 +22,7 @@ internal sealed unsafe class WindowsJob : IRunSession
     private readonly nint _process;
     private readonly Task _stdout, _stderr;
     private bool _memoryLimitHit;
+    private readonly bool _cpuClock;
 
     public int Pid { get; }
     public long MemoryLimit { get; }
@@ -32,6 +33,7 @@ internal sealed unsafe class WindowsJob : IRunSession
         _job = CreateJobObject(0, null);
         if (_job.IsInvalid) throw Fail("CreateJobObject");
         MemoryLimit = spec.MemoryBytes;
+        _cpuClock = spec.CpuTimeout is not null;
         Containment = $"job object (memory cap {spec.MemoryBytes >> 20} MB per process and per job, kill on job close), "
                       + $"job kill, timeout {spec.Timeout.TotalSeconds:0} s";
         var limits = new JOBOBJECT_EXTENDED_LIMIT_INFORMATION
@@ -170,6 +172,14 @@ internal sealed unsafe class WindowsJob : IRunSession
             ? (a.TotalProcesses, a.ActiveProcesses) : (0, 0);
     }
 
+    /// <summary>The user and kernel time of every process the job ever held, in seconds.</summary>
+    public double? CpuSeconds()
+    {
+        JOBOBJECT_BASIC_ACCOUNTING_INFORMATION a;
+        return QueryInformationJobObject(_job, JobObjectBasicAccountingInformation, &a, (uint)sizeof(JOBOBJECT_BASIC_ACCOUNTING_INFORMATION), out _)
+            ? (a.TotalUserTime + a.TotalKernelTime) / 1e7 : null;
+    }
+
     /// <summary>The limits the job holds and its peak commit, as the kernel reports them.</summary>
     public JOBOBJECT_EXTENDED_LIMIT_INFORMATION Limits()
     {
@@ -201,7 +211,7 @@ internal sealed unsafe class WindowsJob : IRunSession
         KillTree();
         DrainOutput(TimeSpan.FromSeconds(10));
         var (code, signal) = WindowsExit.Describe(ExitCode);
-        return new SessionEnd(code, signal, peak, capped);
+        return new SessionEnd(code, signal, peak, capped) { CpuSeconds = _cpuClock ? CpuSeconds() : null };
     }
 
     /// <summary>Whether the kernel said a process or the job hit its memory limit.</summary>

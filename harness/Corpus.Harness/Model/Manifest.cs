@@ -4,14 +4,22 @@ using Corpus.Harness.Subjects;
 
 namespace Corpus.Harness.Model;
 
-public sealed record Budget(int TimeoutSec, int MemoryMB)
+/// <param name="CpuClock">"clock": "cpu": timeoutSec counts the CPU the run's processes used, not the wall clock, so a
+/// host that starves the run does not spend its budget; the wall cap is then <see cref="StarvedWallFactor"/> × timeoutSec.</param>
+public sealed record Budget(int TimeoutSec, int MemoryMB, bool CpuClock = false)
 {
+    /// <summary>The wall cap of a run on the CPU clock, in budgets: one that reaches it first got under a third of a core.</summary>
+    public const int StarvedWallFactor = 3;
+
+    public static readonly IReadOnlyDictionary<string, bool> Clocks = new Dictionary<string, bool> { ["wall"] = false, ["cpu"] = true };
+
     public static Budget Read(Fields? f, Budget fallback)
     {
         if (f is null) return fallback;
-        f.AllowOnly("timeoutSec", "memoryMB");
+        f.AllowOnly("timeoutSec", "memoryMB", "clock");
         return new Budget(f.IntOr("timeoutSec", fallback.TimeoutSec, min: 1, max: 86400)!.Value,
-                          f.IntOr("memoryMB", fallback.MemoryMB, min: 16, max: 1 << 20)!.Value);
+                          f.IntOr("memoryMB", fallback.MemoryMB, min: 16, max: 1 << 20)!.Value,
+                          f.Enum("clock", Clocks, fallback.CpuClock, required: false));
     }
 }
 
@@ -143,6 +151,9 @@ public sealed partial record Manifest(
             var family = families.For(spec.Signature);
             if (!family.SweepsSizes && spec.Args.Any(a => a.Contains("{n}")))
                 throw c.Error($"'{{n}}' is replaced only in a sweep over sizes; this case's '{family.Key}' signature runs none", "args");
+            // Other families' sweeps and holds are on the wall clock and know no starved run.
+            if (spec.Budget.CpuClock && !family.TakesCpuClock)
+                throw c.Error($"'cpu' is for a family that judges one run by its time (process); this case's family is '{family.Key}'", "budget.clock");
             family.Validate(spec, c);
             foreach (var check in families.Evidence.Where(e => e.InSignature && spec.Signature.Has(e.Key))) check.Validate(spec, c);
             if (variants.Count > 1 && !spec.Args.Any(a => a.Contains("{variant}")))

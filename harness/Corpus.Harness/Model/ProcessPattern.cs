@@ -15,12 +15,13 @@ public static class ExitForms
 
     public static string Name(this ExitForm e) => ByName.First(kv => kv.Value == e).Key;
 
-    /// <summary>Whether the run ended this way; a run the harness stopped (time or memory cap) fits only "timeout" or "any".</summary>
+    /// <summary>Whether the run ended this way; a run the harness stopped (time, CPU or memory cap, or starved) fits only
+    /// "any", and "timeout" when its budget ran out.</summary>
     public static bool Fits(this ExitForm e, Containment.RunResult run) => e switch
     {
         ExitForm.Any => true,
         ExitForm.Timeout => run.TimedOut,
-        _ when run.TimedOut || run.MemoryCapped => false,
+        _ when run.Stopped => false,
         ExitForm.Zero => run.ExitCode == 0,
         ExitForm.Nonzero => run.Signal is not null || run.ExitCode is not 0,
         var signal => run.Signal == signal.Name(),

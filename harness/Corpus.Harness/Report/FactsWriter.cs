@@ -69,6 +69,7 @@ public static class FactsWriter
             {
                 label = r.Label, status = r.Status, wallSeconds = r.WallSeconds, peakMB = Math.Round(r.PeakBytes / 1048576.0, 1),
                 captureOnly = r.CaptureOnly, exitedZero = r.ExitedZero, metrics = r.Metrics, containment = r.Containment, n = r.N,
+                cpuSeconds = r.CpuSeconds,
             }),
             ["captures"] = c.Captures.Select(x => new
             {

@@ -137,6 +137,7 @@ public sealed class RunRecord
                 CaptureOnly = r.GetProperty("captureOnly").GetBoolean(),
                 N = r.TryGetProperty("n", out var n) && n.ValueKind == JsonValueKind.Number ? n.GetInt64() : null,
                 ExitedZero = r.GetProperty("exitedZero").GetBoolean(),
+                CpuSeconds = r.TryGetProperty("cpuSeconds", out var cpu) && cpu.ValueKind == JsonValueKind.Number ? cpu.GetDouble() : null,
             });
         }
         foreach (var x in facts.GetProperty("captures").EnumerateArray())

@@ -21,6 +21,8 @@ public sealed record RunSummary(string Label, string Status, double WallSeconds,
     public bool ExitedZero { get; init; }
     /// <summary>The run's {n} in a sweep; null otherwise.</summary>
     public long? N { get; init; }
+    /// <summary>On the CPU clock: the CPU seconds of the run's processes (<see cref="Containment.RunResult.CpuSeconds"/>).</summary>
+    public double? CpuSeconds { get; init; }
 }
 
 public sealed record SeriesPoint(double X, double Y);

@@ -117,7 +117,8 @@ public sealed class RunLauncher : IRunLauncher
             if (never is null)
             {
                 _cell.Record(new RunSummary(label, run.Status, run.WallSeconds, run.PeakBytes, output.Metrics, run.Containment)
-                             { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero }, retries.With(found));
+                             { CaptureOnly = untilCaptured || wrap is not null, N = n, ExitedZero = run.ExitedZero, CpuSeconds = run.CpuSeconds },
+                             retries.With(found));
                 if (ProgramUnsupportedException.Said(run.Stdout) is { } reason) throw new ProgramUnsupportedException(reason, label, run.Status);
                 return output;
             }
@@ -135,9 +136,9 @@ public sealed class RunLauncher : IRunLauncher
     }
 
     /// <summary>Why the run did not reach the program, by the case's start marker: null when it printed it, or the case
-    /// names none, or the run was stopped (a timed-out run is a run).</summary>
+    /// names none, or the run was stopped (a timed-out or starved run is a run).</summary>
     private string? NotStarted(RunResult run) =>
-        Case.StartMarker is { } marker && !run.TimedOut && !run.MemoryCapped && !run.Stdout.Contains(marker, StringComparison.Ordinal)
+        Case.StartMarker is { } marker && !run.Stopped && !run.Stdout.Contains(marker, StringComparison.Ordinal)
             ? $"it ended without the program's start line '{marker}'" : null;
 
     /// <summary>Renames the attempt's files (its folder, for a crash capture) so the next attempt starts clean.</summary>
@@ -170,10 +171,12 @@ public sealed class RunLauncher : IRunLauncher
         var found = new RunFindings();
         (launch, var unwrapped) = _platform.Wrap(launch, workDir, label);
         if (unwrapped is not null) found.CaptureErrors.Add(unwrapped);
+        var budget = TimeSpan.FromSeconds(cs.Budget.TimeoutSec);
+        var cpuClock = timeout is null && cs.Budget.CpuClock;
         var spec = new ProcessSpec(launch.File, launch.Args, workDir, Path.Combine(workDir, $"{label}.stdout"),
-                                   Path.Combine(workDir, $"{label}.stderr"), timeout ?? TimeSpan.FromSeconds(cs.Budget.TimeoutSec),
+                                   Path.Combine(workDir, $"{label}.stderr"), timeout ?? (cpuClock ? budget * Budget.StarvedWallFactor : budget),
                                    (long)cs.Budget.MemoryMB << 20, launch.Env, CoreDumps: cs.Crash?.Core ?? false,
-                                   PerfMap: cs.Crash is { Freelog: true });
+                                   PerfMap: cs.Crash is { Freelog: true }, CpuTimeout: cpuClock ? budget : null);
         using var scope = _platform.Begin();
         var markers = new Dictionary<string, double>();
         var trigger = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);

@@ -33,6 +33,9 @@ public interface ISignatureFamily
     /// <summary>Whether its runs substitute a size for {n} in the arguments.</summary>
     bool SweepsSizes => false;
 
+    /// <summary>It judges one run by its time and knows a starved run (budget "clock": "cpu" is for it alone).</summary>
+    bool TakesCpuClock => false;
+
     /// <summary>
     /// Its runs hold still for seconds after their marker (a hang), so a live capture has time: winedbg may attach
     /// to .NET under Wine. Such a family's cells go in the alongside lane.

@@ -4,7 +4,7 @@ using Corpus.Harness.Model;
 
 namespace Corpus.Harness.Signatures;
 
-/// <summary>Process-level signature family: exit status or signal, output patterns, duration.</summary>
+/// <summary>Process-level signature family: exit status or signal, output patterns, duration (on the budget's clock).</summary>
 public static partial class ProcessMatch
 {
     /// <summary>Null when the run fits the pattern, otherwise what did not fit.</summary>
@@ -15,8 +15,9 @@ public static partial class ProcessMatch
         foreach (var p in pattern.Output)
             if (!Regex.IsMatch(text, p, RegexOptions.Multiline))
                 return $"output lacks /{p}/";
-        if (pattern.MaxSeconds is { } max && run.WallSeconds > max)
-            return $"took {run.WallSeconds:0.00} s, more than {max} s";
+        if (pattern.MaxSeconds is { } max && run.ClockSeconds > max)
+            return run.CpuBudget is not null && run.CpuSeconds is { } cpu
+                ? $"used {cpu:0.00} s of CPU, more than {max} s" : $"took {run.WallSeconds:0.00} s, more than {max} s";
         if (pattern.MinGrowthMBs is { } growth && (ExponentialSweep.GrowthMBPerSec(run.Memory) ?? 0) < growth)
             return $"memory grew {ExponentialSweep.GrowthMBPerSec(run.Memory) ?? 0:0.0} MB/s, less than {growth} MB/s";
         return null;
