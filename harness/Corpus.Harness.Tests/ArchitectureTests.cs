@@ -123,4 +123,36 @@ public sealed class ArchitectureTests
         }
         finally { Directory.Delete(dir, recursive: true); }
     }
+
+    /// <summary>"file:line" of each index into a metrics table by a string in the harness's sources (tests, obj and bin
+    /// left out). Results are typed facts; a program's METRIC numbers are <see cref="Runner.ProgramMetrics"/>, asked
+    /// by the names a manifest declares. (Plug-ins' manifest blocks are keyed by the plug-in's key: not results.)</summary>
+    internal static IReadOnlyList<string> StringKeyedResults(string folder)
+    {
+        var keyed = new Regex(@"\bMetrics\s*\[");
+        var found = new List<string>();
+        foreach (var file in Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories))
+        {
+            var parts = Path.GetRelativePath(folder, file).Split(Path.DirectorySeparatorChar);
+            if (parts.Any(p => p is "obj" or "bin" || p.EndsWith(".Tests"))) continue;
+            var lines = File.ReadAllLines(file);
+            for (var i = 0; i < lines.Length; i++)
+                if (keyed.IsMatch(lines[i]) && !lines[i].TrimStart().StartsWith("//")) found.Add($"{Path.GetFileName(file)}:{i + 1}");
+        }
+        return found;
+    }
+
+    [Fact]
+    public void NoResultIsKeptUnderAStringKey()
+    {
+        Assert.Equal([], StringKeyedResults(Harness));
+        // And the check can fail: a planted index is found, a typed lookup is not.
+        var dir = Directory.CreateTempSubdirectory("corpus-keyed-check-").FullName;
+        try
+        {
+            File.WriteAllText(Path.Combine(dir, "Family.cs"), "class F {\n var a = run.Metrics[\"x\"];\n var b = run.Metrics.TryGet(name, out var v);\n}\n");
+            Assert.Equal(["Family.cs:2"], StringKeyedResults(dir));
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
 }

@@ -124,7 +124,7 @@ public sealed class CompareVerdictTests
     private static ISignatureFamily Family(string key) => SignatureFamilies.Default.Families.Single(f => f.Key == key);
 
     private static Verdict Process(Outcome o, double wall = 1.0, double peak = 50) =>
-        new(o, o.Name()) { Facts = new ProcessFacts("exit 0", wall, peak, null, new Dictionary<string, double>()) };
+        new(o, o.Name()) { Facts = new ProcessFacts("exit 0", wall, peak, null, ProgramMetrics.None) };
 
     private static Verdict Race(Outcome o, int hits, int runs, double epsilon = 0.05) =>
         new(o, $"{hits}/{runs}") { Facts = new RaceFacts(hits, runs, (double)hits / runs, [0, 1], runs, null, epsilon, 1, 0.1, null, "RUNS") };

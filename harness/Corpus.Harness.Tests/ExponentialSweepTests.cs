@@ -124,7 +124,7 @@ public class ExponentialSweepTests
             var t = time(n!.Value, _seen[n.Value] = _seen.GetValueOrDefault(n.Value) + 1);
             var killed = t >= 10;
             return new RunOutput(new RunResult(killed ? null : 0, null, killed, false, Math.Min(t, 10) + 0.2, 1 << 20, "REPRO-DONE", "", "", "", "", []),
-                                 killed ? new Dictionary<string, double>() : new() { ["parse_s"] = t }, new Dictionary<string, double>());
+                                 killed ? ProgramMetrics.None : new(new Dictionary<string, double> { ["parse_s"] = t }), new Dictionary<string, double>());
         }
     }
 

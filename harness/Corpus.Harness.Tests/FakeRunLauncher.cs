@@ -34,5 +34,5 @@ internal abstract class FakeRunLauncher(CaseSpec cs) : IRunLauncher
     }
 
     protected static RunOutput Exited(RunResult run, Dictionary<string, double>? metrics = null) =>
-        new(run, metrics ?? [], new Dictionary<string, double>());
+        new(run, metrics is null ? ProgramMetrics.None : new ProgramMetrics(metrics), new Dictionary<string, double>());
 }

@@ -275,7 +275,7 @@ public class HangDecisionTests
             var ret = $"REPRO-REACHED ui-return t_ms={3 + block} call=SetFocus";
             var stdout = $"{call}\nREPRO-REACHED worker-exit t_ms={3 + block - 1}\n{ret}\nREPRO-DONE\n";
             return new RunOutput(new Containment.RunResult(0, null, false, false, block / 1000 + 1, 1 << 20, stdout, "", "", "", "", []),
-                                 new Dictionary<string, double>(), new Dictionary<string, double> { [call] = 0.5, [ret] = 0.5 + harness / 1000 });
+                                 ProgramMetrics.None, new Dictionary<string, double> { [call] = 0.5, [ret] = 0.5 + harness / 1000 });
         }
     }
 

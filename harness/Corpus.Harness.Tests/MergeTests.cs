@@ -48,9 +48,9 @@ public class MergeTests(ITestOutputHelper output)
                 {
                     c.Series.Add(new SeriesPoint(n, n * n / 1e4 + 0.013));
                     c.Runs.Add(new RunSummary($"n{n}-rep0", "exit 0", 0.5 + n / 1000, 70_123_456 + (long)n,
-                                              new Dictionary<string, double> { ["n"] = n, ["deserialize_s"] = n * n / 1e4 + 0.013, ["serialize_s"] = n / 1e3 }, "cgroup x") { N = (long)n });
+                                              new ProgramMetrics(new Dictionary<string, double> { ["n"] = n, ["deserialize_s"] = n * n / 1e4 + 0.013, ["serialize_s"] = n / 1e3 }), "cgroup x") { N = (long)n });
                 }
-                c.Runs.Add(new RunSummary("capture-n400", "SIGKILL", 3.3, 90 << 20, new Dictionary<string, double>(), "cgroup y") { CaptureOnly = true });
+                c.Runs.Add(new RunSummary("capture-n400", "SIGKILL", 3.3, 90 << 20, ProgramMetrics.None, "cgroup y") { CaptureOnly = true });
                 c.Captures.Add(new CaptureRecord("mono-sigquit", Path.Combine(dir, "captures", "snapshot-0.txt"), 3158, 0.003, 3.6,
                     [new ThreadStack("Thread 1 main", ["ObjectManager.DoFixups", "Main"]), new ThreadStack("Thread 2 (aborting)", ["abort"]) { Crashing = true }],
                     null, new Dictionary<string, long> { ["System.Object"] = 12 }) { Run = "capture-n400" });
@@ -66,11 +66,11 @@ public class MergeTests(ITestOutputHelper output)
             case "leak":
                 c.TimeSeries["cell shmem (MB)"] = [new(0.1, 12.5), new(0.2, 512)];
                 c.TimeSeries["process RSS (MB)"] = [new(0.1, 30.2), new(0.2, 30.4)];
-                c.Runs.Add(new RunSummary("run", "exit 0", 4.8, 518_600_000, new Dictionary<string, double> { ["shmem_mb"] = 513.6 }, "cgroup z"));
+                c.Runs.Add(new RunSummary("run", "exit 0", 4.8, 518_600_000, new ProgramMetrics(new Dictionary<string, double> { ["shmem_mb"] = 513.6 }), "cgroup z"));
                 c.Verdict = new Verdict(Outcome.Reproduced, "cell shmem +513.6 MB") { KeyFigures = ["cell shmem +513.6 MB"], Plot = PlotScale.None };
                 break;
             case "race":
-                c.Runs.Add(new RunSummary("run0001", "SIGABRT", 0.2, 1 << 20, new Dictionary<string, double>(), "cgroup r"));
+                c.Runs.Add(new RunSummary("run0001", "SIGABRT", 0.2, 1 << 20, ProgramMetrics.None, "cgroup r"));
                 c.Verdict = new Verdict(Outcome.WrongFailure, "a run failed another way") { KeyFigures = ["1/1 runs"], HitRun = "run0001" };
                 c.CaptureErrors.Add("snapshot 1 of 2 not taken: the process ended");
                 break;

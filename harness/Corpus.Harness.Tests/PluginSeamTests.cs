@@ -201,7 +201,8 @@ public sealed class PluginSeamTests : IDisposable
         var cell = await Runner(families).RunAsync(m, m.Cases[0], "bug", subject, null);
         Assert.Equal("twice", cell.Family);
         Assert.Equal(["run0", "run1"], cell.Runs.Select(r => r.Label));
-        Assert.Equal(2, cell.Runs[0].Metrics["x"]);
+        Assert.True(cell.Runs[0].Metrics.TryGet("x", out var x));
+        Assert.Equal(2, x);
         // The family said reproduced, but the stacks evidence it asked for was never captured: an error, not a verdict.
         Assert.Equal(Outcome.Reproduced, cell.Verdict!.Outcome);
         Assert.Equal(Outcome.Error, cell.Outcome);
@@ -232,7 +233,7 @@ public sealed class PluginSeamTests : IDisposable
 
     private static RunOutput Output(double wall, double markerAt, long peakBytes) =>
         new(new RunResult(0, null, false, false, wall, peakBytes, "", "", "", "", "", []),
-            new Dictionary<string, double>(), new Dictionary<string, double> { ["REPRO-REACHED go"] = markerAt });
+            ProgramMetrics.None, new Dictionary<string, double> { ["REPRO-REACHED go"] = markerAt });
 
     [Fact]
     public void CaptureRunsGrowOnlyWhenTheLargestRunEndsBeforeTheLastSnapshot()

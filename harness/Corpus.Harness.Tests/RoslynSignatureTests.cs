@@ -231,7 +231,7 @@ public sealed class RoslynSignatureTests : IDisposable
     public void ASnapshotWhoseStacksCouldNotBeWalkedIsAnErrorNotAWrongFailure()
     {
         var cell = new CellResult { Key = new CellKey("roslyn-ref-accessor-loop", "writeup", "bug", "roslyn:2.6.0"), Rerun = "" };
-        cell.Runs.Add(new RunSummary("n20", "SIGKILL", 10.1, 18L << 20, new Dictionary<string, double>(), "cgroup") { N = 20 });
+        cell.Runs.Add(new RunSummary("n20", "SIGKILL", 10.1, 18L << 20, ProgramMetrics.None, "cgroup") { N = 20 });
         for (var i = 0; i < 2; i++)
             cell.Captures.Add(new CaptureRecord("createdump", Path.Combine(_dir, $"snapshot-{i}.core"), 300L << 20, 1.5, 8.7,
                 [new ThreadStack("managed 1", ["[Managed] 0x0"]), new ThreadStack("managed 2", ["[Runtime] DebuggerU2MCatchHandlerFrame"])], null) { Run = "n20" });

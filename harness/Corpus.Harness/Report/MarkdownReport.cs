@@ -173,11 +173,12 @@ public sealed class MarkdownReport(IToolRunner tools)
         var suffix = main.Contains('_') ? main[main.LastIndexOf('_')..] : null;
         if (suffix is null) return curves;
         var bySize = c.Runs.Where(r => !r.CaptureOnly && r.N is not null);
-        foreach (var key in c.Runs.SelectMany(r => r.Metrics.Keys).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
+        foreach (var key in c.Runs.SelectMany(r => r.Metrics.Names).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
         {
-            var pts = bySize.Where(r => r.Metrics.ContainsKey(key))
-                            .GroupBy(r => (double)r.N!.Value)
-                            .Select(g => new SeriesPoint(g.Key, g.Min(r => r.Metrics[key])))
+            var pts = bySize.Select(r => (n: (double)r.N!.Value, ok: r.Metrics.TryGet(key, out var y), y))
+                            .Where(p => p.ok)
+                            .GroupBy(p => p.n)
+                            .Select(g => new SeriesPoint(g.Key, g.Min(p => p.y)))
                             .OrderBy(p => p.X).ToList();
             if (pts.Count > 0) curves[key] = pts;
         }

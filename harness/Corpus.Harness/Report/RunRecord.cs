@@ -130,7 +130,7 @@ public sealed class RunRecord
             foreach (var curve in time.EnumerateObject()) cell.TimeSeries[curve.Name] = Points(curve.Value);
         foreach (var r in facts.GetProperty("runs").EnumerateArray())
         {
-            var metrics = r.GetProperty("metrics").EnumerateObject().ToDictionary(m => m.Name, m => m.Value.GetDouble());
+            var metrics = ProgramMetrics.Read(r.GetProperty("metrics"));
             cell.Runs.Add(new RunSummary(Str(r, "label"), Str(r, "status"), r.GetProperty("wallSeconds").GetDouble(),
                                          (long)Math.Round(r.GetProperty("peakMB").GetDouble() * 1048576), metrics, Str(r, "containment"))
             {

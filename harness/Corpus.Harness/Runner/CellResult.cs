@@ -13,7 +13,7 @@ public static class GateStatuses
 }
 
 public sealed record RunSummary(string Label, string Status, double WallSeconds, long PeakBytes,
-                                IReadOnlyDictionary<string, double> Metrics, string Containment)
+                                ProgramMetrics Metrics, string Containment)
 {
     /// <summary>A run that existed only to be captured (ended once its snapshots were taken): its figures are not measured.</summary>
     public bool CaptureOnly { get; init; }

@@ -18,7 +18,6 @@ namespace Corpus.Harness.Runner;
 /// </summary>
 public sealed class RunLauncher : IRunLauncher
 {
-    public const string MetricPrefix = "METRIC ";
     public const string MarkerPrefix = "REPRO-REACHED ";
 
     private readonly RunOptions _options;
@@ -198,26 +197,8 @@ public sealed class RunLauncher : IRunLauncher
         if (side is not null) await side;
         exited?.Invoke(run);
         found.With(_platform.Collect(run, p.Pid, workDir, label));
-        var metrics = Metrics(run.Stdout, label, found);
+        var metrics = ProgramMetrics.Parse(run.Stdout, e => found.CaptureErrors.Add($"{label}: {e}"));
         lock (markers) return (new RunOutput(run, metrics, new Dictionary<string, double>(markers)), workDir, found);
-    }
-
-    /// <summary>The numbers of the run's METRIC lines; an unreadable line is a capture error.</summary>
-    private static Dictionary<string, double> Metrics(string stdout, string label, RunFindings found)
-    {
-        var metrics = new Dictionary<string, double>();
-        // Anywhere in the line: Mono's SIGQUIT dump ends without a newline and glues itself to the next line.
-        foreach (var line in stdout.Split('\n').Where(l => l.Contains(MetricPrefix)))
-        {
-            try
-            {
-                using var doc = JsonDocument.Parse(line[(line.IndexOf(MetricPrefix, StringComparison.Ordinal) + MetricPrefix.Length)..]);
-                foreach (var prop in doc.RootElement.EnumerateObject())
-                    if (prop.Value.ValueKind == JsonValueKind.Number) metrics[prop.Name] = prop.Value.GetDouble();
-            }
-            catch (JsonException e) { found.CaptureErrors.Add($"{label}: unreadable METRIC line: {e.Message}"); }
-        }
-        return metrics;
     }
 
     public void DeleteRun(RunResult run, string label)

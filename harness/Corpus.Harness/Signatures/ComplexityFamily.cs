@@ -90,13 +90,13 @@ public sealed class ComplexityFamily : ISignatureFamily
                 if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
                     return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}");
                 var calibration = 1.0;
-                if (!output.Metrics.TryGetValue(cx.Metric, out var value)
-                    || cx.Calibration is { } c && !output.Metrics.TryGetValue(c, out calibration))
+                if (!output.Metrics.TryGet(cx.Metric, out var value)
+                    || cx.Calibration is { } c && !output.Metrics.TryGet(c, out calibration))
                 {
-                    var (name, field) = output.Metrics.ContainsKey(cx.Metric) ? (cx.Calibration, "calibration") : (cx.Metric, "metric");
+                    var (name, field) = output.Metrics.Has(cx.Metric) ? (cx.Calibration, "calibration") : (cx.Metric, "metric");
                     return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{name}' named by field "
                                                       + $"'signature.complexity.{field}' of case {cs.Id} (it printed: "
-                                                      + $"{(output.Metrics.Count == 0 ? "no METRIC line" : string.Join(", ", output.Metrics.Keys))})");
+                                                      + $"{(output.Metrics.IsEmpty ? "no METRIC line" : string.Join(", ", output.Metrics.Names))})");
                 }
                 // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
                 // the capture's marker.

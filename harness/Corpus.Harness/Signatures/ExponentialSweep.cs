@@ -60,7 +60,7 @@ public static class ExponentialSweep
             if (ProcessMatch.Mismatch(cs.Signature.Clean, run) is { } bad)
                 return new Verdict(Outcome.WrongFailure, $"run n={n} did not finish cleanly ({bad}); {ProcessMatch.Tail(run)}")
                        { Facts = Facts(null) };
-            if (!output.Metrics.TryGetValue(cx.Metric, out var value))
+            if (!output.Metrics.TryGet(cx.Metric, out var value))
                 return new Verdict(Outcome.Error, $"run n={n} finished, but printed no METRIC '{cx.Metric}' named by field 'signature.complexity.metric' of case {cs.Id}");
             // A snapshot stops the process while it is written: that pause is not the parser's time.
             if (paused > 0) pauses.Add([n, Math.Round(paused, 3)]);
@@ -96,7 +96,7 @@ public static class ExponentialSweep
             {
                 runs.Progress($"{cell.Key} n={n} pass {passes} …");
                 var again = await runs.ExecuteAsync(n, $"n{n}-pass{passes}", null);
-                if (ProcessMatch.Mismatch(cs.Signature.Clean, again.Run) is null && again.Metrics.TryGetValue(cx.Metric, out var v)) values[n].Add(Math.Max(v, 1e-6));
+                if (ProcessMatch.Mismatch(cs.Signature.Clean, again.Run) is null && again.Metrics.TryGet(cx.Metric, out var v)) values[n].Add(Math.Max(v, 1e-6));
             }
             measured = Look();
             (outcome, detail) = Judge(cx, Points(), killedAt, cs.Budget, measured?.Slope);

@@ -118,7 +118,7 @@ public sealed class SignatureFamilies
 
 /// <summary>One contained run of the cell's program, as a family asks for it.</summary>
 /// <param name="Markers">Seconds from start at which each distinct REPRO-REACHED line first appeared.</param>
-public sealed record RunOutput(RunResult Run, IReadOnlyDictionary<string, double> Metrics, IReadOnlyDictionary<string, double> Markers);
+public sealed record RunOutput(RunResult Run, ProgramMetrics Metrics, IReadOnlyDictionary<string, double> Markers);
 
 /// <summary>What a family may do with a cell: start contained runs of its program and report progress.</summary>
 public interface IRunLauncher

@@ -9,13 +9,13 @@ namespace Corpus.Harness.Signatures;
 /// <param name="Matched">What each output pattern of the signature matched in the run (the bug's, else the clean one's).</param>
 /// <param name="CpuSeconds">On the CPU clock (budget "clock": "cpu"): the CPU seconds the run's processes used.</param>
 public sealed record ProcessFacts(string Status, double WallSeconds, double PeakMB, double? MemoryGrowthMBs,
-                                  IReadOnlyDictionary<string, double> Metrics, double? CpuSeconds = null)
+                                  ProgramMetrics Metrics, double? CpuSeconds = null)
 {
     public IReadOnlyList<string> Matched { get; init; } = [];
     /// <summary>On the CPU clock, the runs that came before this one and were starved (their status and seconds).</summary>
     public IReadOnlyList<string> Starved { get; init; } = [];
 
-    public static ProcessFacts Of(RunResult run, IReadOnlyDictionary<string, double> metrics) =>
+    public static ProcessFacts Of(RunResult run, ProgramMetrics metrics) =>
         new(run.Status, Math.Round(run.WallSeconds, 3), Math.Round(run.PeakBytes / 1048576.0, 1),
             run.Stopped && ExponentialSweep.GrowthMBPerSec(run.Memory) is { } g ? Math.Round(g, 1) : null, metrics,
             run.CpuBudget is null ? null : run.CpuSeconds);

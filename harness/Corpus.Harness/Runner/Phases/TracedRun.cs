@@ -96,10 +96,10 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
         // A snapshot stops the process while it is written: the untraced run's time without those pauses.
         double Paused(string runLabel) => captures.Where(c => c.Run == runLabel).Sum(c => c.Seconds);
         double? wall = untraced.Count == 0 ? null : untraced.Min(r => r.WallSeconds - Paused(r.Label));
-        if (cell.SeriesMetric is not { } metric || !traced.Metrics.TryGetValue(metric, out var tracedMetric)) return (wall, null);
+        if (cell.SeriesMetric is not { } metric || !traced.Metrics.TryGet(metric, out var tracedMetric)) return (wall, null);
         // The family's own point at this size (the fastest run, pauses taken off), else the fastest run's metric.
         var plain = cell.Series.FirstOrDefault(p => p.X == n)?.Y
-                    ?? untraced.Where(r => r.Metrics.ContainsKey(metric)).Select(r => r.Metrics[metric] - Paused(r.Label)).DefaultIfEmpty(0).Min();
+                    ?? untraced.Select(r => r.Metrics.TryGet(metric, out var m) ? m - Paused(r.Label) : (double?)null).OfType<double>().DefaultIfEmpty(0).Min();
         return (wall, Ratio(tracedMetric, plain));
     }
 }
