@@ -9,6 +9,19 @@ start=$(date +%s)
 export TMPDIR=$PWD/build/tmp
 mkdir -p "$TMPDIR"
 
+# A step that can run for more than a few seconds (a build, a restore, a download) says so every 5 s while it runs:
+# nobody watching setup should wonder whether it hangs. The command stays in the foreground (Ctrl-C reaches it); the
+# ticker stops with it, or within 0.2 s of this script's end however it ends. The exit status is the command's.
+ticking() {  # what, command...
+  local what=$1 ticker rc=0; shift
+  # Short sleeps, so that a killed ticker leaves no sleep behind for more than 0.2 s.
+  ( i=0; while sleep 0.2 && kill -0 $$ 2>/dev/null; do i=$((i + 1)); ((i % 25)) || echo "setup: … $what, $((i / 5)) s so far" >&2; done ) &
+  ticker=$!
+  "$@" || rc=$?
+  kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null || true
+  return "$rc"
+}
+
 missing=()
 while read -r pkg prefix; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
@@ -23,8 +36,9 @@ done < ci/debian-packages.txt
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}" >&2
   as_root=(); [[ $(id -u) == 0 ]] || as_root=(sudo)
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
-  "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  ticking "apt-get update" "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  ticking "installing ${#missing[@]} package(s)" \
+    "${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # Debian's nodejs comes without npm (NodeSource's has it): ci/lint-workflows.sh needs both.
@@ -34,7 +48,7 @@ if command -v node >/dev/null && ! command -v npm >/dev/null; then
 fi
 
 # The net8 subject: a dotnet root assembled from the NuGet runtime pack.
-harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .cache/subjects/net8
+ticking "assembling the net8 subject" harness/subjects/get-dotnet-runtime.sh "$(cat harness/subjects/net8.version)" .cache/subjects/net8
 
 # A tool is built again only when a file of the harness's projects is newer than its last build, or the SDK changed:
 # an up-to-date `dotnet build` still costs 1.5-2 s (four of them 6-7 s on a slow VM), and setup runs on every make run.
@@ -48,7 +62,7 @@ build() {  # project, output folder, how long a build usually takes (measured on
   fi
   local t=$(date +%s)
   echo "setup: building $1 (not built yet, or changed since; $3 s on the 2-core VM) …" >&2
-  dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly >/dev/null || {
+  ticking "building $1" dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly >/dev/null || {
     echo "setup: building $1 failed" >&2; dotnet build "$1" -c Release -o "$2" -nologo -v q -clp:ErrorsOnly; exit 1; }
   echo "setup: built $1 in $(( $(date +%s) - t )) s" >&2
   echo "$sdk" > "$stamp"
@@ -68,12 +82,12 @@ build harness/subjects/probe/Probe.csproj build/harness/probe-net 5-10
 # -counters, -stack, -gcdump, ilspycmd) as local .NET tools (.config/dotnet-tools.json), Pester restored by
 # ci/pester/Pester.csproj and copied where ci/pwsh.sh puts it on PSModulePath. ilspycmd is 11.1: 11.2's native
 # host needs glibc 2.38, Debian 12 has 2.36.
-dotnet tool restore >/dev/null || { echo "setup: dotnet tool restore (.config/dotnet-tools.json) failed" >&2; dotnet tool restore; exit 1; }
+ticking "restoring the pinned .NET tools" dotnet tool restore >/dev/null || { echo "setup: dotnet tool restore (.config/dotnet-tools.json) failed" >&2; dotnet tool restore; exit 1; }
 pester_version=$(sed -n 's/.*Include="Pester" Version="\[\([^]]*\)\]".*/\1/p' ci/pester/Pester.csproj)
 [[ -n $pester_version ]] || { echo "setup: ci/pester/Pester.csproj: no PackageDownload of Pester with a [version]" >&2; exit 1; }
 pester=.cache/powershell/Modules/Pester/$pester_version
 if [[ ! -f $pester/Pester.psd1 ]]; then
-  dotnet restore ci/pester/Pester.csproj --packages .cache/powershell/packages -nologo -v q >/dev/null || {
+  ticking "restoring Pester $pester_version" dotnet restore ci/pester/Pester.csproj --packages .cache/powershell/packages -nologo -v q >/dev/null || {
     echo "setup: restoring Pester $pester_version failed" >&2; exit 1; }
   rm -rf "$pester" "$pester.tmp" && mkdir -p "$(dirname "$pester")"
   cp -r ".cache/powershell/packages/pester/$pester_version/tools" "$pester.tmp" && mv "$pester.tmp" "$pester"
