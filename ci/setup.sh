@@ -15,7 +15,11 @@ mkdir -p "$TMPDIR"
 ticking() {  # what, command...
   local what=$1 ticker rc=0; shift
   # Short sleeps, so that a killed ticker leaves no sleep behind for more than 0.2 s.
-  ( i=0; while sleep 0.2 && kill -0 $$ 2>/dev/null; do i=$((i + 1)); ((i % 25)) || echo "setup: … $what, $((i / 5)) s so far" >&2; done ) &
+  # The clock is bash's own SECONDS: on a loaded host 25 sleeps of 0.2 s take far longer than 5 s.
+  ( start=$SECONDS next=5
+    while sleep 0.2 && kill -0 $$ 2>/dev/null; do
+      if ((SECONDS - start >= next)); then echo "setup: … $what, $((SECONDS - start)) s so far" >&2; next=$((SECONDS - start + 5)); fi
+    done ) &
   ticker=$!
   "$@" || rc=$?
   kill "$ticker" 2>/dev/null; wait "$ticker" 2>/dev/null || true
