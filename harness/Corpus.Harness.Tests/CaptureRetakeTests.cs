@@ -67,19 +67,22 @@ public sealed class CaptureRetakeTests : IDisposable
     /// A program that prints its marker and holds: 4 s, room for the count and every retake even on a loaded host; with
     /// <paramref name="firstEndsAtOnce"/>, its first run ends before a snapshot is due and later runs hold.
     /// </summary>
-    private async Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst, bool firstEndsAtOnce = false)
+    private Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst, bool firstEndsAtOnce = false) =>
+        RunAsync(shortFirst, firstEndsAtOnce ? "if [ -e ran ]; then sleep 4; else touch ran; fi" : "sleep 4",
+                 "\"timeoutSec\": 20", "\"delaySec\": 0.5, \"intervalSec\": 0.4, \"count\": 2, \"retakes\": 2");
+
+    private async Task<(CellResult Cell, PlantedSnapshots Backend)> RunAsync(int shortFirst, string hold, string budget, string timed)
     {
         var dir = Path.Combine(_root, "repros", "retake");
         Directory.CreateDirectory(Path.Combine(dir, "src"));
-        var hold = firstEndsAtOnce ? "if [ -e ran ]; then sleep 4; else touch ran; fi" : "sleep 4";
         File.WriteAllText(Path.Combine(dir, "src", "prog.sh"), $"echo 'REPRO-REACHED go'\n{hold}\necho REPRO-DONE\n");
-        File.WriteAllText(Path.Combine(dir, "repro.json"), """
+        File.WriteAllText(Path.Combine(dir, "repro.json"), $$"""
             { "id": "retake", "title": "t", "category": "hang", "references": ["r"], "languages": ["sh"],
               "subjects": ["shell"], "variants": ["bug"], "build": { "mono": { "sources": ["src/*.sh"] } },
-              "budget": { "timeoutSec": 20, "memoryMB": 256 },
+              "budget": { {{budget}}, "memoryMB": 256 },
               "cases": [ { "id": "main", "args": ["{variant}"],
                            "signature": { "process": { "exit": "zero", "output": ["REPRO-DONE"] }, "stacks": { "frame": "Prog\\.Work" } },
-                           "capture": { "timed": { "marker": "REPRO-REACHED go", "delaySec": 0.5, "intervalSec": 0.4, "count": 2, "retakes": 2 } } } ] }
+                           "capture": { "timed": { "marker": "REPRO-REACHED go", {{timed}} } } } ] }
             """);
         var backend = new PlantedSnapshots(shortFirst);
         var kinds = SubjectKinds.Default.With(new ShellKind(() => new CopyScript(), backend));
@@ -136,5 +139,30 @@ public sealed class CaptureRetakeTests : IDisposable
         Assert.Contains("came out short", cell.Detail);
         // The run, then a capture-only run per retake; never a verdict about the bug.
         Assert.Equal(["run", "recapture1", "recapture2"], cell.Runs.Select(r => r.Label).ToArray());
+    }
+
+    /// <summary>Marker, 3 s asleep (no CPU), then 1.5 s of busy loop: a run that the host starves after its marker.</summary>
+    private const string SleepsThenWorks = "sleep 3\ntimeout 1.5 sh -c 'while :; do :; done' || true";
+
+    [Fact]
+    public async Task OnTheCpuClockTheDelayWaitsForCpuNotForTheWallClock()
+    {
+        // A fixed Roslyn compile that the host starves met its 6 s snapshot as it ended (a capture error on a clean
+        // cell): on the CPU clock the delay is CPU too. 1 s of CPU after the marker comes after the 3 s sleep.
+        var (cell, _) = await RunAsync(0, SleepsThenWorks, "\"timeoutSec\": 20, \"clock\": \"cpu\"",
+                                       "\"delaySec\": 1, \"intervalSec\": 0.4, \"count\": 1, \"retakes\": 0");
+        var snapshot = Assert.Single(cell.CapturesNow());
+        Assert.True(snapshot.AtSeconds >= 3.5, $"taken {snapshot.AtSeconds:0.00} s after the start, before the run had 1 s of CPU");
+        Assert.Empty(cell.CaptureErrors);
+    }
+
+    [Fact]
+    public async Task OnTheWallClockTheSameDelayIsWallSeconds()
+    {
+        // The control: the same program and delay on the wall clock is dumped during the sleep.
+        var (cell, _) = await RunAsync(0, SleepsThenWorks, "\"timeoutSec\": 20",
+                                       "\"delaySec\": 1, \"intervalSec\": 0.4, \"count\": 1, \"retakes\": 0");
+        var snapshot = Assert.Single(cell.CapturesNow());
+        Assert.True(snapshot.AtSeconds < 3, $"taken {snapshot.AtSeconds:0.00} s after the start, after the sleep");
     }
 }

@@ -75,6 +75,11 @@ public sealed class ContainedProcess : IDisposable
     /// <summary>The run's own memory cgroup, or null where the machine has none (and on Windows): what the cell is charged for.</summary>
     public MemoryCgroup? Cgroup => (_session as CgroupSession)?.Cgroup;
     public double Elapsed => _clock.Elapsed.TotalSeconds;
+    /// <summary>On the CPU clock (<see cref="ProcessSpec.CpuTimeout"/>): the run's budget is CPU, so its timed captures wait on it too.</summary>
+    public bool OnCpuClock => _spec.CpuTimeout is not null;
+    /// <summary>The run's own clock: the CPU seconds its processes have used on the CPU clock (the wall clock when they
+    /// cannot be counted), else the wall clock since the start.</summary>
+    public double ClockNow => OnCpuClock && _session.CpuSeconds() is { } cpu ? cpu : Elapsed;
     /// <summary>The run's start on Stopwatch's clock, in seconds (CLOCK_MONOTONIC on Linux): where a trace tool's timestamps
     /// on that clock (perf -k CLOCK_MONOTONIC, Wine's +timestamp) become seconds of the run, as <see cref="Elapsed"/> is.</summary>
     public double StartedMonotonic => (double)_started / Stopwatch.Frequency;

@@ -33,13 +33,17 @@ public sealed class TimedCaptures(ICaptureBackend backend, IToolRunner tools, st
             Missed($"none of {timed.Count} snapshots taken: the process ended before '{timed.Marker}'");
             return found;
         }
-        var markerAt = p.Elapsed;
+        // The delay counts on the run's own clock: on the CPU clock a starved run is not dumped before it has had the
+        // CPU the delay gives it (a fixed compile that the host slows would otherwise meet its snapshot as it ends).
+        var (markerAt, markerClock) = (p.Elapsed, p.ClockNow);
+        var unit = p.OnCpuClock ? " s of CPU" : " s";
+        double Since() => p.ClockNow - markerClock;
         string? how = null;
         if (timed.MemoryMB is { } mb)
         {
             // procdump -M: at the threshold, or after delaySec when the memory never gets there.
             long now = 0;
-            while (!p.HasExited && p.Elapsed - markerAt < timed.DelaySec)
+            while (!p.HasExited && Since() < timed.DelaySec)
             {
                 try { now = p.MemoryNow(); }
                 catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException or Win32Failure)
@@ -53,9 +57,11 @@ public sealed class TimedCaptures(ICaptureBackend backend, IToolRunner tools, st
             }
             // procdump -M: a run that ends below the threshold was never meant to be dumped.
             if (p.HasExited) return found;
-            how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {p.Elapsed - markerAt:0.0} s after the marker"
-                : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec} s after the marker";
+            how = now >= (long)mb << 20 ? $"memory {now >> 20} MB ≥ {mb} MB, {Since():0.0}{unit} after the marker"
+                : $"memory stayed at {now >> 20} MB < {mb} MB: taken {timed.DelaySec}{unit} after the marker";
         }
+        else if (p.OnCpuClock)
+            while (!p.HasExited && Since() < timed.DelaySec) await Task.Delay(50);
         else await Task.WhenAny(Task.Delay(TimeSpan.FromSeconds(timed.DelaySec)), exited);
         Directory.CreateDirectory(captures);
         var (taken, walked, retakes) = (0, 0, 0);
@@ -103,7 +109,7 @@ public sealed class TimedCaptures(ICaptureBackend backend, IToolRunner tools, st
         // The loop stops short only when the process ended.
         if (tried < timed.Count)
             Missed($"{due.Count} of {timed.Count} snapshots taken: the process ended {ended:0.00} s after the marker "
-                   + $"(delay {timed.DelaySec} s, interval {timed.IntervalSec} s)");
+                   + $"(delay {timed.DelaySec}{unit}, interval {timed.IntervalSec} s)");
         if (coreRecord is not null) found.Captures.Add(coreRecord with { Run = label });
         return found;
 
