@@ -5,20 +5,21 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+echo "setup: checking the packages, the net8 subject, the harness's builds and the tools (about 3 s when all is there) …" >&2
 # Each `dotnet build` leaves two empty folders in TMPDIR: keep them in the corpus's tree (as the Makefile does).
 export TMPDIR=$PWD/build/tmp
 mkdir -p "$TMPDIR"
 
-# A step that can run for more than a few seconds (a build, a restore, a download) says so every 5 s while it runs:
-# nobody watching setup should wonder whether it hangs. The command stays in the foreground (Ctrl-C reaches it); the
+# A step that can run for more than a few seconds (a build, a restore, a download) says so every 4 s while it runs:
+# nobody watching setup waits 5 s without a line. The command stays in the foreground (Ctrl-C reaches it); the
 # ticker stops with it, or within 0.2 s of this script's end however it ends. The exit status is the command's.
 ticking() {  # what, command...
   local what=$1 ticker rc=0; shift
   # Short sleeps, so that a killed ticker leaves no sleep behind for more than 0.2 s.
   # The clock is bash's own SECONDS: on a loaded host 25 sleeps of 0.2 s take far longer than 5 s.
-  ( start=$SECONDS next=5
+  ( start=$SECONDS next=4
     while sleep 0.2 && kill -0 $$ 2>/dev/null; do
-      if ((SECONDS - start >= next)); then echo "setup: … $what, $((SECONDS - start)) s so far" >&2; next=$((SECONDS - start + 5)); fi
+      if ((SECONDS - start >= next)); then echo "setup: … $what, $((SECONDS - start)) s so far" >&2; next=$((SECONDS - start + 4)); fi
     done ) &
   ticker=$!
   "$@" || rc=$?
