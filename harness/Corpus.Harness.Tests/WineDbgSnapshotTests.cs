@@ -43,4 +43,36 @@ public class WineDbgSnapshotTests
         Assert.Equal("thread 0x000000e0", t.Thread);
         Assert.Equal(["ntdll+0xd664", "kernelbase!Sleep+0x24", "filemapping_leak_win32!main+0x23b", "filemapping_leak_win32+0x13ae"], t.Frames);
     }
+
+    /// <summary>
+    /// A winedbg that ends while a process it started lives on holding its output (seen: a minidump of a program that
+    /// was exiting, reparented to init, waiting 8 minutes later, with the harness blocked reading its output). A
+    /// planted loader does the same: prints, leaves a sleep behind on its stdout, and exits.
+    /// </summary>
+    [Fact]
+    public async Task ALeftBehindProcessThatHoldsTheOutputIsEndedNotWaitedFor()
+    {
+        if (!OperatingSystem.IsLinux()) return;
+        var dir = Directory.CreateTempSubdirectory("corpus-winedbg-").FullName;
+        var marker = $"301.{Environment.ProcessId % 1000:D3}{Random.Shared.Next(1000000):D6}";
+        try
+        {
+            var wine = Path.Combine(dir, "wine");
+            File.WriteAllText(wine, $"#!/bin/sh\necho \"winedbg $*\"\n(exec sleep {marker}) &\nexit 0\n");
+            File.SetUnixFileMode(wine, (UnixFileMode)0b111_101_101);
+            var clock = System.Diagnostics.Stopwatch.StartNew();
+            var e = await Assert.ThrowsAsync<InvalidOperationException>(
+                () => new WineDbgSnapshot(wine).RunAsync(new Dictionary<string, string>(), ["--minidump", "x.mdmp", "0x20"]));
+            Assert.InRange(clock.Elapsed.TotalSeconds, 1.5, 15);
+            Assert.Contains("left a process behind, killed", e.Message);
+            Assert.Contains("winedbg --minidump x.mdmp 0x20", e.Message);   // what it printed is kept
+            await Task.Delay(200);
+            Assert.DoesNotContain(Directory.EnumerateDirectories("/proc"), d =>
+            {
+                try { return File.ReadAllText(Path.Combine(d, "cmdline")).Contains(marker); }
+                catch (Exception x) when (x is IOException or UnauthorizedAccessException) { return false; }
+            });
+        }
+        finally { Directory.Delete(dir, recursive: true); }
+    }
 }

@@ -115,9 +115,12 @@ public sealed partial class WineDbgSnapshot(string wine, double limitSec = 20) :
         return env;
     }
 
-    private async Task<string> RunAsync(Dictionary<string, string> env, string[] args, ContainedProcess? target = null)
+    internal async Task<string> RunAsync(Dictionary<string, string> env, string[] args, ContainedProcess? target = null)
     {
-        var psi = new ProcessStartInfo(wine) { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        // In a process group of its own (setsid execs in place: the pid is the group's), so that whatever it leaves
+        // behind can be ended with it.
+        var psi = new ProcessStartInfo("setsid") { RedirectStandardOutput = true, RedirectStandardError = true, RedirectStandardInput = true };
+        psi.ArgumentList.Add(wine);
         psi.ArgumentList.Add("winedbg");
         foreach (var a in args) psi.ArgumentList.Add(a);
         foreach (var kv in env) psi.Environment[kv.Key] = kv.Value;
@@ -137,12 +140,24 @@ public sealed partial class WineDbgSnapshot(string wine, double limitSec = 20) :
         catch (OperationCanceledException) { }
         if (!p.HasExited)
         {
+            Native.Kill(-p.Id, Native.SIGKILL);
             p.Kill(entireProcessTree: true);
             throw new InvalidOperationException(target is { HasExited: true }
                 ? $"winedbg {string.Join(' ', args)} stopped: the process exited meanwhile"
                 : $"winedbg {string.Join(' ', args)} took more than {limitSec} s (the process may have been exiting)");
         }
-        return await output + await errors;
+        // winedbg can end while a process of its own lives on, reparented and holding the output pipes: a minidump of
+        // a program that was exiting, still waiting 8 minutes later, held a harness in this read. Its group ends it.
+        var both = Task.WhenAll(output, errors);
+        if (await Task.WhenAny(both, Task.Delay(TimeSpan.FromSeconds(2))) != both)
+        {
+            Native.Kill(-p.Id, Native.SIGKILL);
+            if (await Task.WhenAny(both, Task.Delay(TimeSpan.FromSeconds(5))) != both)
+                throw new InvalidOperationException($"winedbg {string.Join(' ', args)} ended, but a process it left holds its output");
+            throw new InvalidOperationException($"winedbg {string.Join(' ', args)} ended and left a process behind, killed: "
+                                                + (output.Result + errors.Result).Trim());
+        }
+        return output.Result + errors.Result;
     }
 
     /// <summary>The hex Windows pid of the process whose executable starts with the Linux comm (15 characters of it).</summary>
