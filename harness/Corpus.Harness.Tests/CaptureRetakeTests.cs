@@ -141,8 +141,11 @@ public sealed class CaptureRetakeTests : IDisposable
         Assert.Equal(["run", "recapture1", "recapture2"], cell.Runs.Select(r => r.Label).ToArray());
     }
 
-    /// <summary>Marker, 3 s asleep (no CPU), then 1.5 s of busy loop: a run that the host starves after its marker.</summary>
-    private const string SleepsThenWorks = "sleep 3\ntimeout 1.5 sh -c 'while :; do :; done' || true";
+    /// <summary>Marker, 3 s asleep (no CPU), then a busy loop until the shell itself has used 2 s of CPU (its own
+    /// utime + stime in /proc, in clock ticks): a run that gets no CPU after its marker, then its work, however loaded
+    /// the host is (a loop bounded by wall time got less than the 1 s of CPU asked for in a loaded make test).</summary>
+    private const string SleepsThenWorks =
+        "sleep 3\nwhile :; do read -r l < /proc/$$/stat; set -- ${l##*) }; [ $(( ${12} + ${13} )) -ge 200 ] && break; done";
 
     [Fact]
     public async Task OnTheCpuClockTheDelayWaitsForCpuNotForTheWallClock()
