@@ -16,6 +16,8 @@ namespace Corpus.Harness.Tests;
 /// `corpus merge`: runs written by the run's own writers, in shards, merge into the files one run of the whole
 /// selection writes, byte for byte but for the run id and the list of merged runs.
 /// </summary>
+// Swaps the process's console (Console.SetOut/SetError), so it runs alone: in parallel another test's swap took its stderr.
+[Collection(nameof(ConsoleCollection))]
 public class MergeTests(ITestOutputHelper output)
 {
     private static readonly CellKey[] Plan =

@@ -7,6 +7,8 @@ using Xunit.Abstractions;
 namespace Corpus.Harness.Tests;
 
 /// <summary>`corpus run --shard I/N` over the real gate selection and the recorded durations (ci/durations.json).</summary>
+// Swaps the process's console (Console.SetOut/SetError), so it runs alone: in parallel another test's swap took its stderr.
+[Collection(nameof(ConsoleCollection))]
 public class ShardTests(ITestOutputHelper output)
 {
     private static readonly string Root = RoslynTriggerTests.Root;
