@@ -64,16 +64,24 @@ public sealed class ArchitectureTests
     internal static IReadOnlyList<string> OperatingSystemAskedOutsideASeam(string folder)
     {
         string[] choosers = ["IHost.cs", "IRunPlatform.cs", "ILeakMeter.cs"];
-        var asked = new Regex(@"\bOperatingSystem\.Is(Windows|Linux)\(\)");
+        return LinesMatching(folder, new Regex(@"\bOperatingSystem\.Is(Windows|Linux)\(\)"),
+                             (name, _) => choosers.Contains(name) || name.StartsWith("Windows") || name.StartsWith("Linux"));
+    }
+
+    /// <summary>"file:line" of each uncommented source line under <paramref name="folder"/> that matches
+    /// <paramref name="pattern"/>; obj, bin and the files <paramref name="skip"/> names (by file name and relative
+    /// path's parts) are left out.</summary>
+    private static IReadOnlyList<string> LinesMatching(string folder, Regex pattern, Func<string, string[], bool> skip)
+    {
         var found = new List<string>();
         foreach (var file in Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories))
         {
             var name = Path.GetFileName(file);
             var parts = Path.GetRelativePath(folder, file).Split(Path.DirectorySeparatorChar);
-            if (choosers.Contains(name) || name.StartsWith("Windows") || name.StartsWith("Linux") || parts.Contains("obj") || parts.Contains("bin")) continue;
+            if (parts.Any(p => p is "obj" or "bin") || skip(name, parts)) continue;
             var lines = File.ReadAllLines(file);
             for (var i = 0; i < lines.Length; i++)
-                if (asked.IsMatch(lines[i]) && !lines[i].TrimStart().StartsWith("//")) found.Add($"{name}:{i + 1}");
+                if (pattern.IsMatch(lines[i]) && !lines[i].TrimStart().StartsWith("//")) found.Add($"{name}:{i + 1}");
         }
         return found;
     }
@@ -127,20 +135,8 @@ public sealed class ArchitectureTests
     /// <summary>"file:line" of each index into a metrics table by a string in the harness's sources (tests, obj and bin
     /// left out). Results are typed facts; a program's METRIC numbers are <see cref="Runner.ProgramMetrics"/>, asked
     /// by the names a manifest declares. (Plug-ins' manifest blocks are keyed by the plug-in's key: not results.)</summary>
-    internal static IReadOnlyList<string> StringKeyedResults(string folder)
-    {
-        var keyed = new Regex(@"\bMetrics\s*\[");
-        var found = new List<string>();
-        foreach (var file in Directory.EnumerateFiles(folder, "*.cs", SearchOption.AllDirectories))
-        {
-            var parts = Path.GetRelativePath(folder, file).Split(Path.DirectorySeparatorChar);
-            if (parts.Any(p => p is "obj" or "bin" || p.EndsWith(".Tests"))) continue;
-            var lines = File.ReadAllLines(file);
-            for (var i = 0; i < lines.Length; i++)
-                if (keyed.IsMatch(lines[i]) && !lines[i].TrimStart().StartsWith("//")) found.Add($"{Path.GetFileName(file)}:{i + 1}");
-        }
-        return found;
-    }
+    internal static IReadOnlyList<string> StringKeyedResults(string folder) =>
+        LinesMatching(folder, new Regex(@"\bMetrics\s*\["), (_, parts) => parts.Any(p => p.EndsWith(".Tests")));
 
     [Fact]
     public void NoResultIsKeptUnderAStringKey()
