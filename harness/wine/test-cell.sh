@@ -93,5 +93,16 @@ said=$(WINE="$base/fakewine/wine" bash "$here/run.sh" "$base/runs-planted" win7 
 for old in "$base/runs-planted"/run-*; do "$here/cell.sh" down "$old" >/dev/null 2>&1; done
 check "a run whose prefix does not come up exits 97 with CORPUS-LAUNCH-FAILED and cell.sh's words, not the program's" \
   bash -c "test $rc == 97 && grep -q '^CORPUS-LAUNCH-FAILED wine: the run.s prefix did not come up (cell.sh up exit 1): .*cmd /c ver failed (exit 3 after' <<< \"\$1\" && ! grep -q reached <<< \"\$1\"" _ "$said"
+# A run folder left by an earlier run whose pid is this run's own (pids are reused) is stale: run.sh takes it down and
+# comes up, where it used to stop at "is in use". The planted shell makes the folder, then execs run.sh on its pid;
+# a folder of a live process of another start time (a sleep's pid, not the run's) is taken down too.
+sleep 60 & other=$!
+said=$(bash -c 'mkdir -p "$1/run-$$/prefix" "$1/run-$3/prefix"; echo 1 > "$1/run-$3/started"; exec bash "$2/run.sh" "$1" win7 0 -- cmd /c echo reached' \
+       _ "$base/runs-reused" "$here" "$other" </dev/null 2>&1); rc=$?
+kill "$other" 2>/dev/null
+for old in "$base/runs-reused"/run-*; do "$here/cell.sh" down "$old" >/dev/null 2>&1; done
+check "a run whose pid names a stale folder takes it down and reaches the program" \
+  bash -c "test $rc == 0 && grep -q reached <<< \"\$1\" && ! grep -q 'in use' <<< \"\$1\"" _ "$said"
+check "a stale folder of a reused pid that is not the run is taken down" test ! -e "$base/runs-reused/run-$other"
 check "the template's registry and win.ini are untouched" test "$(reg_sums)" == "$sums_before"
 ((failures == 0)) || { echo "wine/test-cell: $failures check(s) failed" >&2; exit 1; }
