@@ -1,7 +1,7 @@
-// Reads what NGen reads first (mscorsvc's RootList::GetRootArray): the roots under
-// HKLM\SOFTWARE\Microsoft\.NETFramework\v2.0.50727\NGenService\Roots, in the 64-bit view, and the ImageList of the
-// write-up's corrupt root. Run between the registry fixture's apply and restore, it shows the program really sees
-// the machine state the fixture set up:
+// Reads the key NGen reads first (mscorsvc's RootList::GetRootArray enumerates it): it lists the roots under
+// HKLM\SOFTWARE\Microsoft\.NETFramework\v2.0.50727\NGenService\Roots, in the 64-bit view, and reads the ImageList
+// of the write-up's corrupt root by its name (not NGen's code: the value's format is undocumented). Run between the
+// registry fixture's apply and restore, it shows the program really sees the machine state the fixture set up:
 //   bug: the root C:/AnyNameWillDo.dll with ImageList = 00 69 00 6f (NgenCorrupt.reg)
 //   fix: NGenService without its Roots key (NgenCorrupt.reg made it, Microsoft support's workaround removed Roots)
 // Usage: ngen_fixture_read bug|fix. Exit 0 and "REPRO-REACHED fixture seen: ..." when the state is the variant's.
