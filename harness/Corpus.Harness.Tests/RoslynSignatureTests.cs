@@ -64,6 +64,25 @@ public sealed class RoslynSignatureTests : IDisposable
         Assert.Equal(30.0, ExponentialSweep.GrowthMBPerSec(Looping().Memory)!.Value, 0);
     }
 
+    /// <summary>On a CPU fast enough to allocate the 2 GB cap inside the 10 s of CPU (an Intel Xeon walk reached 1,465 MB at
+    /// +126.6 MB/s), the cap ends the loop first: that is the write-up's "ate all memory", the bug all the same.</summary>
+    [Theory]
+    [InlineData("writeup")]
+    [InlineData("thread")]
+    public void ALoopThatMeetsTheMemoryCapFirstIsTheBugToo(string caseId)
+    {
+        var capped = Looping() with { TimedOut = false, MemoryCapped = true };
+        var (outcome, detail) = ProcessFamily.Classify(Sig(caseId), capped);
+        Assert.Equal(Outcome.Reproduced, outcome);
+        Assert.StartsWith("memory-cap", detail);
+        // The growth bound still holds there, and a starved run is no ending of the budget's.
+        var flat = Run(false, null, "REPRO-REACHED compile-start chars=77\n", 10.1, _ => 2048L << 20) with { MemoryCapped = true };
+        Assert.Equal(Outcome.WrongFailure, ProcessFamily.Classify(Sig(caseId), flat).Item1);
+        Assert.False(ExitForm.Budget.Fits(Looping() with { TimedOut = false, Starved = true }));
+        Assert.False(ExitForm.Budget.Fits(Run(false, 0, "REPRO-DONE\n", 1, _ => 1)));
+        Assert.False(ExitForm.Timeout.Fits(capped));
+    }
+
     [Fact]
     public void AHangThatDoesNotAllocateIsAnotherBug()
     {

@@ -3,24 +3,28 @@ using Corpus.Harness.Json;
 namespace Corpus.Harness.Model;
 
 /// <summary>How a run must end, as a manifest's "exit" says it.</summary>
-public enum ExitForm { Any, Zero, Nonzero, Timeout, Sigabrt, Sigsegv, Sigkill }
+/// <remarks>Budget: the run used up its time (or CPU) budget or met its memory cap, for a loop that allocates without
+/// end, where which comes first depends on how fast the host's CPU lets it go round.</remarks>
+public enum ExitForm { Any, Zero, Nonzero, Timeout, Budget, Sigabrt, Sigsegv, Sigkill }
 
 public static class ExitForms
 {
     public static readonly IReadOnlyDictionary<string, ExitForm> ByName = new Dictionary<string, ExitForm>
     {
         ["any"] = ExitForm.Any, ["zero"] = ExitForm.Zero, ["nonzero"] = ExitForm.Nonzero, ["timeout"] = ExitForm.Timeout,
+        ["budget"] = ExitForm.Budget,
         ["SIGABRT"] = ExitForm.Sigabrt, ["SIGSEGV"] = ExitForm.Sigsegv, ["SIGKILL"] = ExitForm.Sigkill,
     };
 
     public static string Name(this ExitForm e) => ByName.First(kv => kv.Value == e).Key;
 
     /// <summary>Whether the run ended this way; a run the harness stopped (time, CPU or memory cap, or starved) fits only
-    /// "any", and "timeout" when its budget ran out.</summary>
+    /// "any", "timeout" when its budget ran out, and "budget" then or when it met its memory cap (a starved run fits neither).</summary>
     public static bool Fits(this ExitForm e, Containment.RunResult run) => e switch
     {
         ExitForm.Any => true,
         ExitForm.Timeout => run.TimedOut,
+        ExitForm.Budget => run.TimedOut || run.MemoryCapped,
         _ when run.Stopped => false,
         ExitForm.Zero => run.ExitCode == 0,
         ExitForm.Nonzero => run.Signal is not null || run.ExitCode is not 0,
