@@ -4,6 +4,8 @@
 #   cell.sh up <cell-dir> [--windows win7|win10] [--copy hardlink|overlay|full] [--display] [--tmpfs-mb N]
 #   cell.sh down <cell-dir>
 #   cell.sh down-all <dir>   (down for every <dir>/run-*: a killed harness's teardown)
+#   cell.sh mark <run-dir> <pid>   (<run-dir>/started: when <pid> started, which with the pid names one process)
+#   cell.sh live <run-dir>   (exit 0 when <run-dir>, a run-<pid>, is that process still: its pid with its start time)
 # up writes <cell-dir>/env (KEY=VALUE lines: WINEPREFIX, TMPDIR, HOME, WINEDEBUG, WINEDLLOVERRIDES, DISPLAY) and
 # prints it; launch the program with exactly that environment. <cell-dir>/runtime has wine=<wine --version> and
 # windows=<what `ver` says>, for the runtime line. Run up inside the cell's cgroup: the wineserver and Xvfb it
@@ -17,7 +19,10 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 template=${CORPUS_WINE_TEMPLATE:-$root/.cache/wine/template}
 WINE=${WINE:-wine}
 WINESERVER=${WINESERVER:-wineserver}
-usage() { sed -n '4,6p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '4,8p' "$0" | sed 's/^# *//' >&2; exit 2; }
+# When a process started: field 22 of /proc/PID/stat, counted after the command name, which may hold spaces. A pid
+# alone is reused (pid_max is 32768 here, and a race's cell makes hundreds of runs); with its start time it is not.
+started() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo "${20}"; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # Timings go to <cell>/timings as "piece ms" lines, for the harness's runtime line and for the docs' numbers.
 timing() { echo "$1 $(( $(now_ms) - $2 ))" >> "$cell/timings"; }
@@ -184,6 +189,10 @@ fi
 # No folder, no cell: down has nothing to find (the env file names its processes) and must not make one (a lab's
 # `trap … down` at exit, after the lab removed its folder, left an empty cell/ with a timings file behind).
 [[ $cmd == down && ! -d $cell ]] && exit 0
+case $cmd in
+  mark) (($# == 1)) || usage; started "$1" > "$cell/started"; exit 0 ;;
+  live) pid=${cell##*/run-}; [[ -d /proc/$pid && -n $(started "$pid") && $(started "$pid") == "$(cat "$cell/started" 2>/dev/null)" ]]; exit ;;
+esac
 mkdir -p "$cell"; cell=$(cd "$cell" && pwd)
 case $cmd in
   up) up "$@" ;;

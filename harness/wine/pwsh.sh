@@ -92,8 +92,8 @@ run() {
   # Inside a harness's Wine isolation (CORPUS_WINE_CELL, as harness/wine/run.sh uses it) the cell goes there, so the
   # harness's teardown and its supervisor take it down even after a SIGKILL; otherwise a folder of our own.
   # Global: the EXIT trap reads it after run returns.
-  # There, with this shell's start time, as run.sh marks a live run (its comm has no space, so field 22 is it).
-  if [[ -n ${CORPUS_WINE_CELL:-} ]]; then cell=$CORPUS_WINE_CELL/run-$$; mkdir -p "$cell"; awk '{ print $22 }' "/proc/$$/stat" > "$cell/started"
+  # There, marked with this shell's start time, as run.sh marks a live run.
+  if [[ -n ${CORPUS_WINE_CELL:-} ]]; then cell=$CORPUS_WINE_CELL/run-$$; mkdir -p "$cell"; "$here/cell.sh" mark "$cell" $$
   else cell=$(mktemp -d "$TMPDIR/wine-pwsh.XXXXXX"); fi
   trap '"$here/cell.sh" down "$cell" >/dev/null 2>&1; rm -rf "$cell"' EXIT
   trap 'exit 143' TERM INT

@@ -46,9 +46,6 @@ if [[ -n ${CORPUS_WINE_SHARED:-} ]]; then
   check_server
   run_wine "$@"
 fi
-# When a process started (field 22 of /proc/PID/stat, after the command name, which may hold spaces): with the
-# pid, it names one process, where a pid alone is reused.
-started() { local s; s=$(cat "/proc/$1/stat" 2>/dev/null) || return 0; s=${s##*) }; set -- $s; echo "${20}"; }
 # Runs start two at a time: one at a time takes down finished runs, or two remove the same folder and one fails.
 exec {lock}>"$base/.down.lock"
 flock "$lock"
@@ -59,13 +56,13 @@ for old in "$base"/run-*; do
   # A live run of this cell (run.sh, then its program, keep this pid and start time) is not ours to take down. A
   # finished run's pid may live again in another process, this run included (pid_max is 32768 here, and a race's
   # cell makes hundreds of runs): its folder is stale all the same, and one of our own pid would stop our `up`.
-  [[ $pid != "$$" && -d /proc/$pid && $(started "$pid") == "$(cat "$old/started" 2>/dev/null)" ]] && continue
+  [[ $pid != "$$" ]] && "$here/cell.sh" live "$old" && continue
   "$here/cell.sh" down "$old" >/dev/null 2>&1 || true
   rm -rf "$old"
 done
 cell=$base/run-$$
 mkdir -p "$cell"
-started $$ > "$cell/started"
+"$here/cell.sh" mark "$cell" $$
 exec {lock}>&-
 up=(up "$cell" --windows "$windows"); [[ $display == 1 ]] && up+=(--display)
 # A prefix that does not come up is a run that never reached the program (a fresh-clone gate, 2026-11-28: `cmd /c
