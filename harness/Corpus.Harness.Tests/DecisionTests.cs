@@ -62,6 +62,7 @@ public class DecisionTests
     {
         // .NET 8's deserialize CPU seconds in a lab run at load 12 (runs per size as measured): the gaps alone gave
         // 0.956 [0.474, 1.438] at 98.3%, undecided against the clean bound 1.3; the fastest runs fit their line, r² 0.998.
+        // Through the sizes' means, with every run's scatter: 0.948 [0.796, 1.100] on 22 degrees of freedom.
         var measured = new (double N, double[] Seconds)[]
         {
             (50_000, [0.237757, 0.193183, 0.154001, 0.231284, 0.215958, 0.215326, 0.253311]),
@@ -74,6 +75,77 @@ public class DecisionTests
         Assert.Equal(6, df);
         Assert.InRange(slope.Value, 0.95, 0.96);
         Assert.Equal(Placement.Clean, Decision.Place(slope, 1.5, 1.3));
+        var (mean, _, meanDf) = Decision.MeanSlope(sizes, 1 - 0.05 / 3);
+        Assert.Equal(22, meanDf);
+        Assert.Equal((0.948, 0.796, 1.1), (Math.Round(mean.Value, 3), Math.Round(mean.Low, 3), Math.Round(mean.High, 3)));
+    }
+
+    [Theory]
+    // Synthetic sweeps of an exact power law (slope 1 on log axes), every run slowed by one-sided noise as a host
+    // slows it, or scattered both ways: a 95% interval through the sizes' means must miss the true slope about 5%
+    // of the time, neither far more (it would decide wrongly) nor far less (it would be wider than the runs allow).
+    [InlineData(2, "exponential")]
+    [InlineData(5, "exponential")]
+    [InlineData(3, "slow mode")]
+    [InlineData(7, "slow mode")]
+    [InlineData(4, "log-normal")]
+    public void AMeanSlopesIntervalMissesTheTrueSlopeAsOftenAsItSays(int runs, string noise)
+    {
+        var rng = new Random(23);
+        double Normal() => Math.Sqrt(-2 * Math.Log(1 - rng.NextDouble())) * Math.Cos(2 * Math.PI * rng.NextDouble());
+        double Noise() => noise switch
+        {
+            "exponential" => Math.Log(1 - 0.3 * Math.Log(1 - rng.NextDouble())),
+            "slow mode" => (rng.NextDouble() < 0.25 ? Math.Log(1.7) : 0) + Math.Abs(0.05 * Normal()),
+            _ => 0.25 * Normal(),
+        };
+        var misses = 0;
+        for (var i = 0; i < 4000; i++)
+        {
+            var sizes = new[] { 50_000.0, 100_000, 200_000, 400_000 }
+                .Select(n => (Math.Log(n), (IReadOnlyList<double>)Enumerable.Range(0, runs).Select(_ => Math.Log(n) - 12 + Noise()).ToList()))
+                .ToList();
+            if (!Decision.MeanSlope(sizes, 0.95).Slope.Contains(1)) misses++;
+        }
+        Assert.InRange(misses / 4000.0, 0.035, 0.065);
+    }
+
+    [Fact]
+    public void AMeanSlopeIsTheLineThroughTheSizesMeansWithTheirScatterAsItsError()
+    {
+        // Two sizes a factor e apart, log means 0 and 2 (slope 2); each size's runs ±0.1 about its mean: σ² 0.04 / 2
+        // on 2 degrees of freedom, each mean known to σ/√2 = 0.1, their difference, the slope, to √(0.1² + 0.1²).
+        var (slope, sigma, df) = Decision.MeanSlope([(0, [-0.1, 0.1]), (1, [1.9, 2.1])], 0.95);
+        Assert.Equal(2, slope.Value, 9);
+        Assert.Equal(2, df);
+        Assert.Equal(Math.Sqrt(0.02), sigma, 9);
+        Assert.Equal(StudentT.Quantile(0.975, 2) * Math.Sqrt(0.02), slope.High - 2, 9);
+        // One run a size: no scatter to go by, an unbounded interval; a calibration's weight takes a degree of freedom.
+        Assert.Equal(Placement.Undecided, Decision.Place(Decision.MeanSlope([(0, [0.0]), (1, [2.0]), (2, [4.0])], 0.95).Slope, 1.5, 1.3));
+        Assert.Equal(1, Decision.MeanSlope([(0, [-0.1, 0.1]), (1, [1.9, 2.1])], 0.95, estimated: 1).Df);
+    }
+
+    [Fact]
+    public void ACurveThatBendsIsTheCostNotNoise()
+    {
+        // Mono's deserialize CPU seconds in a quiet cell on an Intel Xeon VM (2026-11-28), runs per size as measured.
+        // Its local slope climbs 1.5, 1.9, 2.6 (a·n + b·n² and cache misses). Charged to the noise, the bend left the
+        // fastest runs' line at 2.075 [1.428, 2.722], inconclusive against the bug's bound 1.5; through the sizes'
+        // means, with the runs' own scatter, 1.988 [1.844, 2.132] on 19 degrees of freedom: the bug.
+        var measured = new (double N, double[] Seconds)[]
+        {
+            (50_000, [0.261465, 0.258859, 0.258241, 0.232792, 0.209063, 0.265868, 0.271599]),
+            (100_000, [0.601186, 0.737972, 0.735729, 0.864541, 0.765424, 0.431022, 1.054366]),
+            (200_000, [2.59869, 3.206896, 2.060029, 3.377215, 2.43855]),
+            (400_000, [15.827548, 14.988581, 17.433517, 15.515343]),
+        };
+        var sizes = measured.Select(m => (Math.Log(m.N), (IReadOnlyList<double>)m.Seconds.Select(s => Math.Log(s)).ToList())).ToList();
+        var (fastest, _, _) = Decision.ReplicateSlope(sizes, 1 - 0.05 / 3);
+        Assert.Equal(Placement.Undecided, Decision.Place(fastest, 1.5, 1.3));
+        var (mean, _, df) = Decision.MeanSlope(sizes, 1 - 0.05 / 3);
+        Assert.Equal(19, df);
+        Assert.Equal((1.988, 1.844, 2.132), (Math.Round(mean.Value, 3), Math.Round(mean.Low, 3), Math.Round(mean.High, 3)));
+        Assert.Equal(Placement.Reproduced, Decision.Place(mean, 1.5, 1.3));
     }
 
     [Fact]

@@ -75,8 +75,8 @@ public sealed class MarkdownReport(IToolRunner tools)
             md.AppendLine(semiLog
                 ? $"The verdict uses {group.First().SeriesMetric}: its factor per level is the median over pairs of sizes above the floor "
                   + "(the first key figure above); the factors here are least-squares fits of log(time) against n, the killed size at the time it had run."
-                : $"The verdict uses {group.First().SeriesMetric}: its exponent is the median pair slope "
-                  + "(the `exponent` in the table above); the slopes here are least-squares fits, each point the fastest run at that size.").AppendLine();
+                : $"The verdict uses {group.First().SeriesMetric}: its exponent's interval is the `exponent` in the table above; "
+                  + "the slopes here are least-squares fits, each point the geometric mean of that size's runs.").AppendLine();
         }
         foreach (var c in cells.Where(c => c.TimeSeries.Count > 0))
         {
@@ -163,7 +163,8 @@ public sealed class MarkdownReport(IToolRunner tools)
 
     /// <summary>
     /// Every timing the program reported, per size: the sweep's own metric from the series, and the other METRIC
-    /// numbers with the same unit suffix (e.g. serialize_s beside deserialize_s) from the runs, fastest run per size.
+    /// numbers with the same unit suffix (e.g. serialize_s beside deserialize_s) from the runs, per size as the sweep's
+    /// own points are: the geometric mean of a power sweep's runs, an exponential sweep's fastest run.
     /// </summary>
     private static Dictionary<string, List<SeriesPoint>> Curves(CellResult c)
     {
@@ -173,12 +174,13 @@ public sealed class MarkdownReport(IToolRunner tools)
         var suffix = main.Contains('_') ? main[main.LastIndexOf('_')..] : null;
         if (suffix is null) return curves;
         var bySize = c.Runs.Where(r => !r.CaptureOnly && r.N is not null);
+        var exponential = Scale(c) == PlotScale.SemiLog;
         foreach (var key in c.Runs.SelectMany(r => r.Metrics.Names).Distinct().Where(k => k != main && k.EndsWith(suffix, StringComparison.Ordinal)).Order())
         {
             var pts = bySize.Select(r => (n: (double)r.N!.Value, ok: r.Metrics.TryGet(key, out var y), y))
                             .Where(p => p.ok)
                             .GroupBy(p => p.n)
-                            .Select(g => new SeriesPoint(g.Key, g.Min(p => p.y)))
+                            .Select(g => new SeriesPoint(g.Key, exponential ? g.Min(p => p.y) : Math.Exp(g.Average(p => Math.Log(Math.Max(p.y, 1e-6))))))
                             .OrderBy(p => p.X).ToList();
             if (pts.Count > 0) curves[key] = pts;
         }

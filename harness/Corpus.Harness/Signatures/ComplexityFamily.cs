@@ -5,8 +5,7 @@ using Corpus.Harness.Runner;
 namespace Corpus.Harness.Signatures;
 
 /// <summary>
-/// Sweep: each size in its own process, short runs repeated and the fastest kept, then the growth of the metric
-/// against the size decides. A timed capture gets an extra, untimed run at a size long enough to capture.
+/// Sweep: each size in its own process, short runs repeated, then the growth of the metric against the size decides. A timed capture gets an extra, untimed run at a size long enough to capture.
 /// </summary>
 public sealed class ComplexityFamily : ISignatureFamily
 {
@@ -52,14 +51,14 @@ public sealed class ComplexityFamily : ISignatureFamily
     /// <summary>Runs per size at most, however short they are.</summary>
     public const int MaxRepeats = 5;
 
-    /// <summary>Runs per size at least: one more run of a size is what shows how much its runs scatter.</summary>
+    /// <summary>Runs per size at least: a second run of a size is what shows how much its runs scatter.</summary>
     public const int MinRuns = 2;
 
     /// <summary>
-    /// Power laws: the exponent of log(metric) against log(n), from the fastest run of each size, decided by its
-    /// interval from its runs' own scatter (<see cref="Decision.ReplicateSlope"/>) against the bounds. Rounds over the sizes, not all runs of
-    /// one size and then the next: a stretch of host load then slows one run of several sizes, and the fastest of each
-    /// size's runs leaves it out. Short sizes are repeated (up to repeatUnderSec of runs, at most MaxRepeats). While the
+    /// Power laws: the exponent of log(metric) against log(n), through each size's mean log metric, decided by its
+    /// interval from the runs' own scatter about their size's mean (<see cref="Decision.MeanSlope"/>) against the
+    /// bounds. Rounds over the sizes, not all runs of one size and then the next: a stretch of host load then slows a
+    /// run of every size, not all runs of one. Short sizes are repeated (up to repeatUnderSec of runs, at most MaxRepeats). While the
     /// interval straddles a bound, one more round over every size, within the case's decide budget; still undecided
     /// when it is spent: inconclusive, with the figure, its interval and the bounds.
     /// </summary>
@@ -99,15 +98,14 @@ public sealed class ComplexityFamily : ISignatureFamily
                                                       + $"{(output.Metrics.IsEmpty ? "no METRIC line" : string.Join(", ", output.Metrics.Names))})");
                 }
                 // The capture run is sized from the fastest run at the largest size: the one that ended soonest after
-                // the capture's marker.
+                // the capture's marker, so the smallest window a snapshot may get.
                 if (n == sizes[^1] && values[n].All(v => value < v.Metric)) largest = output;
                 values[n].Add((Math.Max(value, 1e-6), Math.Max(calibration, 1e-6)));
             }
             return null;
         }
 
-        // Every size at least twice: the runs' own scatter is the slope's uncertainty, and the fastest of two leaves out
-        // one run the host slowed.
+        // Every size at least twice: the runs' own scatter about their size's mean is the slope's uncertainty.
         for (var rep = 0; rep < MaxRepeats; rep++)
         {
             var due = sizes.Where(n => rep < MinRuns || spent[n] < cx.RepeatUnderSec).ToList();
@@ -117,13 +115,14 @@ public sealed class ComplexityFamily : ISignatureFamily
         var decide = cx.Decide;
         // The calibrated log metrics of each size, and the weight the calibration was given, at the latest look.
         var (logs, weight) = (new List<IReadOnlyList<double>>(), 0.0);
-        List<(double N, double Seconds)> Points() => sizes.Select((n, i) => ((double)n, Math.Exp(logs[i].Min()))).ToList();
+        // Each size's geometric mean: what the line is fitted through.
+        List<(double N, double Seconds)> Points() => sizes.Select((n, i) => ((double)n, Math.Exp(logs[i].Average()))).ToList();
         (Interval Slope, double Sigma, int Df) measured = default;
         Interval Look()
         {
             (logs, weight) = Calibrated(sizes.Select(n => (IReadOnlyList<(double, double)>)values[n]).ToList(), cx.Calibration is not null);
-            return (measured = Decision.ReplicateSlope(sizes.Select((n, i) => (Math.Log(n), logs[i])).ToList(), decide.LookConfidence,
-                                                       estimated: weight > 0 ? 1 : 0)).Slope;
+            return (measured = Decision.MeanSlope(sizes.Select((n, i) => (Math.Log(n), logs[i])).ToList(), decide.LookConfidence,
+                                                  estimated: weight > 0 ? 1 : 0)).Slope;
         }
         var (interval, looks) = (Look(), 1);
         string stoppedBy = "decided";
@@ -155,17 +154,16 @@ public sealed class ComplexityFamily : ISignatureFamily
             await runs.ExecuteAsync(n, $"capture-n{n}", timed, untilCaptured: true);
         }
         var decision = DecisionFacts.Of("exponent", interval,
-                                        $"least squares through the fastest run of each of {sizes.Count} sizes"
-                                        + (cx.Calibration is { } cal ? $", each run's {cx.Metric} scaled by (the fastest {cal} of its size over its own)^{weight:0.00}" : "")
-                                        + "; its uncertainty pooled from the gaps to the "
-                                        + $"next fastest and the line's misfit, {measured.Sigma:0.###} (log) on {measured.Df} degrees of freedom, Student's t",
+                                        $"least squares through the mean log {cx.Metric} of each of {sizes.Count} sizes' {sizes.Sum(n => values[n].Count)} runs"
+                                        + (cx.Calibration is { } cal ? $", each run's scaled by (the geometric mean {cal} of its size over its own)^{weight:0.00}" : "")
+                                        + $"; its uncertainty from the runs' scatter about their size's mean, {measured.Sigma:0.###} (log) on "
+                                        + $"{measured.Df} degrees of freedom, Student's t",
                                         cx.ReproducedMin, cx.CleanMax, true, placement, looks, decide, clock.Elapsed.TotalSeconds, stoppedBy);
         var text = $"exponent {decision.Interval}; median pair slope {median:0.00}, r² {fit.R2:0.000}{(looks > 1 ? $", {looks} rounds" : "")}";
         var facts = new ComplexityFacts(ComplexitySpec.Power, cx.Metric, cx.SizeUnit, points.Select(p => new[] { p.N, p.Seconds }).ToList(),
                                         Math.Round(fit.Exponent, 3), Math.Round(fit.Exponent, 3), Math.Round(fit.R2, 4), cx.ReproducedMin, cx.CleanMax)
                     { CaptureN = captureN, MedianPairSlope = Math.Round(median, 3), Decision = decision, Calibration = cx.Calibration,
-                      CalibrationWeight = cx.Calibration is null ? null : Math.Round(weight, 3),
-                      Uncalibrated = cx.Calibration is null ? null : sizes.Select(n => new[] { n, values[n].Min(v => v.Metric) }).ToList() };
+                      CalibrationWeight = cx.Calibration is null ? null : Math.Round(weight, 3) };
         Verdict V(Outcome o, string d) => new(o, d)
             { Facts = facts, KeyFigures = facts.KeyFigures(), Plot = PlotScale.LogLog, PlotLabel = $"slope {fit.Exponent:0.00}" };
         return placement switch
@@ -179,15 +177,15 @@ public sealed class ComplexityFamily : ISignatureFamily
     }
 
     /// <summary>
-    /// Each size's log metrics, each run's scaled by (the fastest calibration figure of its size over its own)^w. The
-    /// calibration times work of the same size in the same process: where the host ran a whole process slower (a
-    /// busy sibling core: .NET's serialize and deserialize both 1.4 times slower), both move together and the scaled
-    /// runs land on the undisturbed ones. Where the metric's scatter is its own (Mono's collector), the calibration
-    /// only adds its scatter. So w is as much of the pooled slope of log metric on log calibration within the sizes
-    /// (analysis of covariance) as the runs surely show: its one-sided 95% lower bound, held to [0, 1]. On runs of
-    /// 2026-11-27: 0.86 on .NET with a quiet host in two speeds, 0 on Mono; 0–0.4 on .NET in one speed, where
-    /// the scaled runs scatter as the measured ones do. Without <paramref name="calibrate"/>: the log metrics as
-    /// measured, w 0.
+    /// Each size's log metrics, each run's scaled by (the geometric mean calibration figure of its size over its
+    /// own)^w. The calibration times work of the same size in the same process: where the host ran a whole process
+    /// slower (a busy sibling core: .NET's serialize and deserialize both 1.4 times slower), both move together and
+    /// the scaled runs of a size close up about their mean, which the scaling leaves where it was. Where the metric's
+    /// scatter is its own (Mono's collector), the calibration only adds its scatter. So w is as much of the pooled
+    /// slope of log metric on log calibration within the sizes (analysis of covariance) as the runs surely show: its
+    /// one-sided 95% lower bound, held to [0, 1]. On runs of 2026-11-27: 0.86 on .NET with a quiet host in two
+    /// speeds, 0 on Mono; 0–0.4 on .NET in one speed, where the scaled runs scatter as the measured ones do. Without
+    /// <paramref name="calibrate"/>: the log metrics as measured, w 0.
     /// </summary>
     public static (List<IReadOnlyList<double>> Logs, double Weight) Calibrated(IReadOnlyList<IReadOnlyList<(double Metric, double Calibration)>> sizes,
                                                                             bool calibrate)
@@ -213,8 +211,8 @@ public sealed class ComplexityFamily : ISignatureFamily
         }
         return (sizes.Select(runs =>
         {
-            var fastest = runs.Min(r => Math.Log(r.Calibration));
-            return (IReadOnlyList<double>)runs.Select(r => Math.Log(r.Metric) + w * (fastest - Math.Log(r.Calibration))).ToList();
+            var mean = runs.Average(r => Math.Log(r.Calibration));
+            return (IReadOnlyList<double>)runs.Select(r => Math.Log(r.Metric) + w * (mean - Math.Log(r.Calibration))).ToList();
         }).ToList(), w);
     }
 
@@ -239,30 +237,31 @@ public sealed class ComplexityFamily : ISignatureFamily
     }
 }
 
-/// <summary>
-/// A sweep's facts. Power: <see cref="Slope"/> is the exponent of log(metric) against log(n). Exponential: it is the
-/// factor per unit of n, from log(metric) against n. Both: the median over pairs (the verdict), the least-squares
-/// value and its r² beside it, and the points (n, metric) the fit used.
-/// </summary>
-/// <param name="KilledAt">Exponential: the size that ended at the budget.</param>
 /// <summary>Host-wide MemAvailable before a sweep and its largest fall during a run, beside the cell's cap: context
 /// for a run killed at its memory cap, never a verdict.</summary>
 public sealed record HostMemoryFacts(long AvailableBeforeMB, long AvailableDropMB, int MemoryCapMB);
+
+/// <summary>
+/// A sweep's facts. Power: <see cref="Slope"/> is the exponent of log(metric) against log(n), through each size's
+/// geometric mean. Exponential: it is the factor per unit of n, from log(metric) against n, through each size's
+/// fastest run. Both: the least-squares value, its r² and its interval (<see cref="Decision"/>, the verdict), and the
+/// points (n, metric) the fit went through.
+/// </summary>
 
 public sealed record ComplexityFacts(string Shape, string Metric, string? SizeUnit, IReadOnlyList<double[]> Points, double? Slope,
                                      double? LeastSquares, double? R2, double ReproducedMin, double CleanMax)
 {
     /// <summary>The deciding figure's interval against the bounds, at the last look.</summary>
     public DecisionFacts? Decision { get; init; }
-    /// <summary>Power: the METRIC each run's metric was scaled by (see <see cref="ComplexityFamily.Calibrated"/>); the
-    /// points are then the calibrated ones, and these the fastest as measured (n, metric).</summary>
+    /// <summary>Power: the METRIC each run's metric was scaled by (see <see cref="ComplexityFamily.Calibrated"/>), which
+    /// narrows the scatter about each size's mean and leaves the points, the sizes' geometric means, as measured.</summary>
     public string? Calibration { get; init; }
     /// <summary>The exponent w the calibration was given, 0 (none) to 1 (in full).</summary>
     public double? CalibrationWeight { get; init; }
-    public IReadOnlyList<double[]>? Uncalibrated { get; init; }
     /// <summary>Theil–Sen's median pair slope beside the least-squares one, which decides.</summary>
     public double? MedianPairSlope { get; init; }
     public long? CaptureN { get; init; }
+    /// <summary>Exponential: the size that ended at the budget.</summary>
     public long? KilledAt { get; init; }
     public string? KilledBy { get; init; }
     /// <summary>Exponential: metrics at or below this are startup noise and left out of the fit.</summary>
