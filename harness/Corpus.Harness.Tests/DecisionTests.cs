@@ -1,3 +1,4 @@
+using System.Globalization;
 using Corpus.Harness.Signatures;
 
 namespace Corpus.Harness.Tests;
@@ -199,5 +200,39 @@ public class DecisionTests
         var d = new DecideSpec(4, 100, 0.05);
         Assert.Equal(0.9875, d.LookConfidence, 10);
         Assert.Contains("at most 4 looks", d.Describe);
+    }
+}
+
+/// <summary>
+/// The deserialize sweep's own runs, kept from 33 cells on an Intel Xeon VM (6 runs of the three cells quiet, 5 beside
+/// two busy loops; Fixtures/sweeps): each cell's first look, through the harness's calibration and interval, decides
+/// Mono reproduced and .NET clean. The line through the fastest runs, which decided then, left 3 of them undecided
+/// after their three looks and 3 more past their first.
+/// </summary>
+public class KeptSweepTests
+{
+    [Fact]
+    public void EveryKeptDeserializeCellDecidesAtItsFirstLook()
+    {
+        var path = Path.Combine(RoslynTriggerTests.Root, "harness", "Corpus.Harness.Tests", "Fixtures", "sweeps", "deserialize-intel-2026-11-28.tsv");
+        var rows = File.ReadLines(path).Where(l => !l.StartsWith('#')).Select(l => l.Split('\t')).ToList();
+        var cells = rows.GroupBy(r => (Run: r[0], Subject: r[2])).ToList();
+        Assert.Equal(33, cells.Count);
+        var confidence = new DecideSpec(3, 240).LookConfidence;
+        foreach (var cell in cells)
+        {
+            var looks = int.Parse(cell.First()[3]);
+            // Each size's runs in their order, less the ones the later looks added.
+            var sizes = cell.GroupBy(r => long.Parse(r[4])).OrderBy(g => g.Key)
+                            .Select(g => (N: g.Key, Runs: g.OrderBy(r => int.Parse(r[5]))
+                                                             .Select(r => (double.Parse(r[6], CultureInfo.InvariantCulture), double.Parse(r[7], CultureInfo.InvariantCulture)))
+                                                             .ToList()))
+                            .Select(s => (s.N, Runs: (IReadOnlyList<(double, double)>)s.Runs.Take(s.Runs.Count - (looks - 1)).ToList()))
+                            .ToList();
+            var (logs, weight) = ComplexityFamily.Calibrated(sizes.Select(s => s.Runs).ToList(), calibrate: true);
+            var (slope, _, _) = Decision.MeanSlope(sizes.Select((s, i) => (Math.Log(s.N), logs[i])).ToList(), confidence, weight > 0 ? 1 : 0);
+            var expected = cell.Key.Subject == "mono" ? Placement.Reproduced : Placement.Clean;
+            Assert.True(Decision.Place(slope, 1.5, 1.3) == expected, $"{cell.Key}: {slope}");
+        }
     }
 }
