@@ -97,7 +97,8 @@ public sealed class TracedRun(RunLauncher runs, IToolRunner tools, string root, 
         double Paused(string runLabel) => captures.Where(c => c.Run == runLabel).Sum(c => c.Seconds);
         double? wall = untraced.Count == 0 ? null : untraced.Min(r => r.WallSeconds - Paused(r.Label));
         if (cell.SeriesMetric is not { } metric || !traced.Metrics.TryGet(metric, out var tracedMetric)) return (wall, null);
-        // The family's own point at this size (the fastest run, pauses taken off), else the fastest run's metric.
+        // The family's own point at this size (a power sweep's geometric mean, an exponential sweep's fastest run),
+        // else the fastest run's metric, pauses taken off.
         var plain = cell.Series.FirstOrDefault(p => p.X == n)?.Y
                     ?? untraced.Select(r => r.Metrics.TryGet(metric, out var m) ? m - Paused(r.Label) : (double?)null).OfType<double>().DefaultIfEmpty(0).Min();
         return (wall, Ratio(tracedMetric, plain));
