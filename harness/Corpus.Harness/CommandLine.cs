@@ -144,6 +144,7 @@ internal static class Cli
           0          every cell as expected (a cell with no expectation: reproduced or clean)
           1          some differ
           2          bad input (manifest, expected, arguments, an unusable subject)
+          3          stopped: the disk filled up (no verdict)
           130 / 143  interrupted by SIGINT / SIGTERM (the running cell is killed and reported as interrupted)
 
         """;

@@ -61,6 +61,13 @@ public static class Program
             Console.Error.WriteLine($"corpus: {e.Message}");
             return RunExit.InputError;
         }
+        catch (IOException e) when (Disk.IsFull(e))
+        {
+            // No verdict: the cells done so far keep their records in the run's folder; the running one has none.
+            Console.Error.WriteLine($"corpus: stopped, the disk is full: {e.Message}. No verdict. Kept runs are the usual "
+                                    + "cause (`--keep` keeps every core: several GB a run of a sweep with snapshots); free space and run again.");
+            return RunExit.DiskFull;
+        }
         catch (ArgumentException e)
         {
             Console.Error.WriteLine($"corpus: {e.Message}");

@@ -61,6 +61,7 @@ public sealed class ContainedProcess : IDisposable
     private readonly Stopwatch _clock = Stopwatch.StartNew();
     private readonly StringBuilder _out = new(), _err = new();
     private readonly StreamWriter _outFile, _errFile;
+    private volatile IOException? _diskFull;
     private readonly List<MemorySample> _memory = [];
     private long _peak;
     private volatile bool _timedOut, _memoryCapped, _starved, _interrupted;
@@ -132,7 +133,10 @@ public sealed class ContainedProcess : IDisposable
         lock (_out)
         {
             if (_closed) return;
-            (stderr ? _errFile : _outFile).WriteLine(line);
+            // A full disk ends the run (the wait loop kills it) and then the harness's run: see Disk.
+            if (_diskFull is null)
+                try { (stderr ? _errFile : _outFile).WriteLine(line); }
+                catch (IOException e) when (Disk.IsFull(e)) { _diskFull = e; }
             var sb = stderr ? _err : _out;
             if (sb.Length < MaxKeptChars) sb.AppendLine(line);
         }
@@ -167,7 +171,7 @@ public sealed class ContainedProcess : IDisposable
             // Without a count of its CPU, a run on the CPU clock has its wall cap for budget.
             else if (Elapsed > _spec.Timeout.TotalSeconds) { if (cpu is null) _timedOut = true; else _starved = true; KillTree(); }
             else if (_session.OverMemoryCap(used)) { _memoryCapped = true; KillTree(); }
-            else if (cancel.IsCancellationRequested) KillTree();
+            else if (cancel.IsCancellationRequested || _diskFull is not null) KillTree();
             else if (Interrupt.IsRequested)
             {
                 StopForInterrupt();
@@ -186,6 +190,7 @@ public sealed class ContainedProcess : IDisposable
         string stdout, stderr;
         lock (_out) { stdout = _out.ToString(); stderr = _err.ToString(); }
         if (_interrupted) throw new OperationCanceledException($"interrupted by {Interrupt.SignalName}", Interrupt.Token);
+        if (_diskFull is { } full) System.Runtime.ExceptionServices.ExceptionDispatchInfo.Throw(full);
         List<MemorySample> samples;
         lock (_memory) samples = [.. _memory];
         return new RunResult(end.ExitCode, end.Signal, _timedOut, _memoryCapped, Math.Round(wall, 4), _peak, stdout, stderr,
@@ -217,8 +222,9 @@ public sealed class ContainedProcess : IDisposable
         lock (_out)
         {
             _closed = true;
-            _outFile.Dispose();
-            _errFile.Dispose();
+            // A line the full disk refused is still in the writer's buffer, and closing would try it again.
+            try { _outFile.Dispose(); } catch (IOException e) when (Disk.IsFull(e)) { }
+            try { _errFile.Dispose(); } catch (IOException e) when (Disk.IsFull(e)) { }
         }
     }
 }

@@ -72,7 +72,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         {
             subject = await RunCoreAsync(m, cs, variant, subject, cell, dir);
         }
-        catch (Exception e)
+        catch (Exception e) when (!Disk.IsFull(e))
         {
             cell.Outcome = Outcome.Error;
             cell.Detail = $"harness error: {e.GetType().Name}: {e.Message}";

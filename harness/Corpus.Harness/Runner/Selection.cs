@@ -104,6 +104,10 @@ public static class RunExit
 {
     public const int Ok = 0, Differs = 1, InputError = 2;
 
+    /// <summary>The disk the run writes to filled up: the run stops, with no verdict (every later cell would fail to
+    /// write its records too).</summary>
+    public const int DiskFull = 3;
+
     /// <summary>
     /// A cell fails the run when it differs from expected/, or, with no expectation (a user's subject), when it did
     /// not end reproduced or clean: an error or an unsupported subject must not pass a patch-validation job.
