@@ -47,15 +47,22 @@ public class DecisionTests
     {
         var rng = new Random(17);
         double Slowed() => Math.Log(1 - scale * Math.Log(1 - rng.NextDouble()));   // log(1 + Exp(mean scale))
+        Assert.InRange(MissRate(2000, runs, Slowed, sizes => Decision.ReplicateSlope(sizes, 0.95).Slope), 0, 0.05);
+    }
+
+    /// <summary>How often a 95% interval misses slope 1 over synthetic sweeps of 50K-400K, each run's log time off the
+    /// exact power law by <paramref name="noise"/>.</summary>
+    private static double MissRate(int sweeps, int runs, Func<double> noise, Func<List<(double, IReadOnlyList<double>)>, Interval> slope)
+    {
         var misses = 0;
-        for (var i = 0; i < 2000; i++)
+        for (var i = 0; i < sweeps; i++)
         {
             var sizes = new[] { 50_000.0, 100_000, 200_000, 400_000 }
-                .Select(n => (Math.Log(n), (IReadOnlyList<double>)Enumerable.Range(0, runs).Select(_ => Math.Log(n) - 12 + Slowed()).ToList()))
+                .Select(n => (Math.Log(n), (IReadOnlyList<double>)Enumerable.Range(0, runs).Select(_ => Math.Log(n) - 12 + noise()).ToList()))
                 .ToList();
-            if (!Decision.ReplicateSlope(sizes, 0.95).Slope.Contains(1)) misses++;
+            if (!slope(sizes).Contains(1)) misses++;
         }
-        Assert.InRange(misses / 2000.0, 0, 0.05);
+        return misses / (double)sweeps;
     }
 
     [Fact]
@@ -100,15 +107,7 @@ public class DecisionTests
             "slow mode" => (rng.NextDouble() < 0.25 ? Math.Log(1.7) : 0) + Math.Abs(0.05 * Normal()),
             _ => 0.25 * Normal(),
         };
-        var misses = 0;
-        for (var i = 0; i < 4000; i++)
-        {
-            var sizes = new[] { 50_000.0, 100_000, 200_000, 400_000 }
-                .Select(n => (Math.Log(n), (IReadOnlyList<double>)Enumerable.Range(0, runs).Select(_ => Math.Log(n) - 12 + Noise()).ToList()))
-                .ToList();
-            if (!Decision.MeanSlope(sizes, 0.95).Slope.Contains(1)) misses++;
-        }
-        Assert.InRange(misses / 4000.0, 0.035, 0.065);
+        Assert.InRange(MissRate(4000, runs, Noise, sizes => Decision.MeanSlope(sizes, 0.95).Slope), 0.035, 0.065);
     }
 
     [Fact]

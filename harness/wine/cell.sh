@@ -191,7 +191,7 @@ fi
 [[ $cmd == down && ! -d $cell ]] && exit 0
 case $cmd in
   mark) (($# == 1)) || usage; started "$1" > "$cell/started"; exit 0 ;;
-  live) pid=${cell##*/run-}; [[ -d /proc/$pid && -n $(started "$pid") && $(started "$pid") == "$(cat "$cell/started" 2>/dev/null)" ]]; exit ;;
+  live) now=$(started "${cell##*/run-}"); [[ -n $now && $now == "$(cat "$cell/started" 2>/dev/null)" ]]; exit ;;
 esac
 mkdir -p "$cell"; cell=$(cd "$cell" && pwd)
 case $cmd in

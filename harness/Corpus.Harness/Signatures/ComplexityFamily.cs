@@ -5,7 +5,8 @@ using Corpus.Harness.Runner;
 namespace Corpus.Harness.Signatures;
 
 /// <summary>
-/// Sweep: each size in its own process, short runs repeated, then the growth of the metric against the size decides. A timed capture gets an extra, untimed run at a size long enough to capture.
+/// Sweep: each size in its own process, short runs repeated, then the growth of the metric against the size decides.
+/// A timed capture gets an extra, untimed run at a size long enough to capture.
 /// </summary>
 public sealed class ComplexityFamily : ISignatureFamily
 {
@@ -58,8 +59,8 @@ public sealed class ComplexityFamily : ISignatureFamily
     /// Power laws: the exponent of log(metric) against log(n), through each size's mean log metric, decided by its
     /// interval from the runs' own scatter about their size's mean (<see cref="Decision.MeanSlope"/>) against the
     /// bounds. Rounds over the sizes, not all runs of one size and then the next: a stretch of host load then slows a
-    /// run of every size, not all runs of one. Short sizes are repeated (up to repeatUnderSec of runs, at most MaxRepeats). While the
-    /// interval straddles a bound, one more round over every size, within the case's decide budget; still undecided
+    /// run of every size, not all runs of one. Short sizes are repeated (up to repeatUnderSec of runs, at most
+    /// MaxRepeats). While the interval straddles a bound, one more round over every size, within the case's decide budget; still undecided
     /// when it is spent: inconclusive, with the figure, its interval and the bounds.
     /// </summary>
     private static async Task<Verdict> RunPowerAsync(IRunLauncher runs, CellResult cell)

@@ -156,8 +156,8 @@ public static class Decision
     /// misses: local slopes 1.2, 2.1, 3.1 over 50K–400K on an Intel VM) is the cost the slope sums up, not noise.
     /// Charged to the noise, as the misfit of the line through the fastest runs (<see cref="ReplicateSlope"/>), it
     /// left 4 of 15 Mono cells on that VM inconclusive with their exponent at 2.07–2.22. Every run counts: 9–16
-    /// degrees of freedom at a first look, where the gaps and the misfit gave 5. On synthetic sweeps of an exact power law (one-sided
-    /// exponential, a 1.7× slow mode in a quarter of the runs, half-normal and log-normal noise; 2–7 runs a size;
+    /// degrees of freedom at a first look, where the gaps and the misfit gave 5. On synthetic sweeps of an exact power
+    /// law (one-sided exponential, a 1.7× slow mode in a quarter of the runs, half-normal and log-normal noise; 2–7 runs a size;
     /// 2,000 each) a 95% interval missed 4.5–6.0% of the time, the fastest-run interval 0.6–7.1% (7.1% with Mono's
     /// 5/5/4/2 runs and a slow mode). A host that slows every run alike moves every mean alike, which leaves the
     /// slope alone; the rounds run every size in turn, so a stretch of load falls on all of them.
