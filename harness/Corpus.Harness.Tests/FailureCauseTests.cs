@@ -35,6 +35,10 @@ public sealed class FailureCauseTests
         Assert.Equal("a | b | c", ProcessMatch.Tail(Run("", "z\na\nb\nc\n")));
 
     [Fact]
+    public void ASilentRunSaysHowItEnded() =>
+        Assert.Equal("no output; exit 1 after 1.00 s", ProcessMatch.Tail(Run("", " \n")));
+
+    [Fact]
     public void AGlibcAbortIsACause() =>
         Assert.Equal("double free or corruption (!prev)", ProcessMatch.Cause(Run("", "free(): x\ndouble free or corruption (!prev)\n")));
 }

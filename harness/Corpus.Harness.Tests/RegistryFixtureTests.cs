@@ -314,7 +314,7 @@ public sealed class RegistryFixtureKillTests(ITestOutputHelper output) : IDispos
             { "id": "fx", "title": "holds with a fixture applied", "category": "hang", "references": ["a containment test"],
               "languages": ["cpp"], "subjects": ["wine"], "variants": ["bug"], "build": { "cmake": { "dir": "cpp" } },
               "budget": { "timeoutSec": 150, "memoryMB": 1024 },
-              "cases": [ { "id": "hold", "program": "cmake:hold", "args": ["{variant}"],
+              "cases": [ { "id": "hold", "program": "cmake:hold", "args": ["{variant}"], "startMarker": "HOLDING",
                            "fixture": { "registry": ["fixture.reg"] },
                            "signature": { "fixture": { "output": ["HOLDING"] } } } ] }
             """);
@@ -359,11 +359,29 @@ public sealed class RegistryFixtureKillTests(ITestOutputHelper output) : IDispos
             stdout = null;
             await Task.Delay(100);
         }
-        Assert.True(stdout is not null, "the cell's program did not start with its fixture applied");
+        if (stdout is null) Assert.Fail("the cell's program did not start with its fixture applied\n" + await WhyNotHeldAsync(harness));
         var cell = Path.GetDirectoryName(stdout)!;
         var prefix = Path.Combine(cell, "wine", "run-shared", "prefix");
         Assert.True(Directory.Exists(prefix), $"no shared prefix at {prefix}");
         return new Held(harness, cell, prefix, Path.Combine(cell, "fixture"));
+    }
+
+    /// <summary>What the cell left when its program never held: the harness's end, the run's files and facts.</summary>
+    private async Task<string> WhyNotHeldAsync(Process harness)
+    {
+        using var cts = new CancellationTokenSource(TimeSpan.FromSeconds(60));
+        try { await harness.WaitForExitAsync(cts.Token); } catch (OperationCanceledException) { harness.Kill(entireProcessTree: true); }
+        var said = new System.Text.StringBuilder($"harness exit {(harness.HasExited ? harness.ExitCode : -1)}\n");
+        var artifacts = Path.Combine(_root, "artifacts");
+        if (!Directory.Exists(artifacts)) return said.Append("no artifacts/").ToString();
+        foreach (var cell in Directory.GetDirectories(artifacts).Select(d => Path.Combine(d, "fx", "hold", "bug", "wine")).Where(Directory.Exists))
+            foreach (var f in Directory.GetFiles(cell).Order())
+            {
+                var text = File.ReadAllText(f);
+                said.Append($"== {Path.GetFileName(f)} ({text.Length} chars)\n").Append(text.Length > 6000 ? text[..6000] + " …\n" : text + "\n");
+            }
+        output.WriteLine(said.ToString());
+        return said.ToString();
     }
 
     /// <summary>reg.exe in the held cell's prefix, through its env file (the prefix's own wineserver).</summary>

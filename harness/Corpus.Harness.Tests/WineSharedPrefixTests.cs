@@ -51,6 +51,22 @@ public sealed class WineSharedPrefixTests : IDisposable
         Assert.Equal(0, host.Reg(["query", @"HKLM\Software\Microsoft"]).ExitCode);
     }
 
+    /// <summary>A run that never reached the program in a shared prefix says what the prefix's holder was doing then:
+    /// a server that died would be why; a live one with its socket rules that out.</summary>
+    [Fact]
+    public void AFailedLaunchSaysWhatTheSharedPrefixWasDoing()
+    {
+        using var cell = new WineIsolation(Path.Combine(_dir, "cell"), "win7", ToolRunner.Instance);
+        Assert.Null(cell.StateAfterLaunchFailure());
+        cell.OpenRegistry(FailingWine(0), new Budget(60, 1024));
+        var state = cell.StateAfterLaunchFailure();
+        Assert.NotNull(state);
+        Assert.StartsWith("the shared prefix's holder is alive (", state);
+        Assert.Contains("wineserver", state);
+        Assert.Contains("services.exe", state);
+        Assert.Matches(@"; 1 wineserver socket\(s\) under /", state);
+    }
+
     [Fact]
     public void ABringUpThatNeverComesUpFailsNamingTheStage()
     {

@@ -123,7 +123,8 @@ public sealed class RunLauncher : IRunLauncher
             }
             var kept = KeepAttempt(workDir, label, attempt);
             var said = $"{label}: attempt {attempt} of {LaunchAttempts} never reached the program: {never} ({run.Status} in {run.WallSeconds:0.00} s"
-                       + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatch.Tail(run)}")}; kept as {kept})";
+                       + $"{(string.IsNullOrWhiteSpace(run.Stderr) ? ", nothing on stderr" : $"; stderr: {ProcessMatch.Tail(run)}")}; kept as {kept})"
+                       + (_isolation.StateAfterLaunchFailure() is { } state ? $"; {state}" : "");
             retries.LaunchRetries.Add(said);
             Progress($"{_cell.Key} {said}");
             if (attempt == LaunchAttempts)

@@ -27,6 +27,8 @@ public static partial class ProcessMatch
     public static string Tail(RunResult run, int lines = 3)
     {
         var text = string.IsNullOrWhiteSpace(run.Stderr) ? run.Stdout : run.Stderr;
+        // A silent run's end is all there is to say, and a blank detail hides it.
+        if (string.IsNullOrWhiteSpace(text)) return $"no output; {run.Status} after {run.WallSeconds:0.00} s";
         var last = text.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries).TakeLast(lines).ToList();
         // The cause first: an exception or abort line is what a reader needs, and it is rarely among the last frames.
         if (Cause(run) is not { } cause) return string.Join(" | ", last);

@@ -123,5 +123,9 @@ public class CellIsolation : IDisposable
     /// <summary>One line for the report on what was set up, or null for none.</summary>
     public virtual string? Describe => null;
 
+    /// <summary>What the isolation's own processes were doing when a run never reached the program (they may be why),
+    /// or null when it keeps none between runs.</summary>
+    public virtual string? StateAfterLaunchFailure() => null;
+
     public virtual void Dispose() => GC.SuppressFinalize(this);
 }

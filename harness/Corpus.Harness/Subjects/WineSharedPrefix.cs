@@ -66,6 +66,30 @@ public sealed partial class WineIsolation : IRegistryCell
         return err.Length > 0 ? err : "the holder ended without a word";
     }
 
+    /// <summary>The shared prefix's holder when a run that joined its wineserver never reached the program: whether it
+    /// is alive, its processes by name, the kernel's OOM kills in its cgroup, and the server's socket.</summary>
+    public override string? StateAfterLaunchFailure()
+    {
+        if (_shared is null) return null;
+        if (_sharedWait is { IsCompleted: true } ended)
+            return $"the shared prefix's holder had ended ({(ended.IsCompletedSuccessfully ? ended.Result.Status : "faulted")})";
+        var names = (_shared.Cgroup?.Members() ?? [])
+                    .Select(p => { try { return File.ReadAllText($"/proc/{p}/comm").Trim(); } catch (IOException) { return null; } })
+                    .OfType<string>().GroupBy(n => n).Select(g => g.Count() > 1 ? $"{g.Key} ×{g.Count()}" : g.Key);
+        var oom = _shared.Cgroup?.OomKilled() == true ? "; the kernel OOM-killed in its cgroup" : "";
+        return $"the shared prefix's holder is alive ({string.Join(", ", names)}){oom}; {Sockets()}";
+    }
+
+    /// <summary>The wineserver sockets under the shared prefix's TMPDIR (harness/wine/run.sh looks for one there).</summary>
+    private string Sockets()
+    {
+        var tmp = File.Exists(Path.Combine(SharedDir, "env"))
+            ? File.ReadLines(Path.Combine(SharedDir, "env")).FirstOrDefault(l => l.StartsWith("TMPDIR="))?["TMPDIR=".Length..] : null;
+        if (tmp is null || !Directory.Exists(tmp)) return "no TMPDIR to look for its wineserver's socket in";
+        try { return $"{Directory.EnumerateFiles(tmp, "socket", SearchOption.AllDirectories).Count()} wineserver socket(s) under {tmp}"; }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException) { return $"its TMPDIR {tmp}: {e.Message}"; }
+    }
+
     private void StopShared()
     {
         if (_shared is null) return;
