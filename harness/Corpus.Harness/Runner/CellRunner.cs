@@ -220,14 +220,15 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     }
 
     /// <summary>
-    /// Work that may take a while, said when it does: a line once it has taken 2 s, and another every 3 s after, so no
-    /// step of a run is a silent minute. Quick work (a current build, a provisioned subject) prints nothing.
+    /// Work that may take a while, said when it does: a line once it has taken 1 s, and another every 3 s after, so no
+    /// step of a run is a silent minute. Quick work (a current build, a provisioned subject) prints nothing. Two slow
+    /// steps in a row stay within about 4 s of a line: the first's last tick, then the second's first.
     /// </summary>
     private T Announced<T>(string what, Func<T> work)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         using var timer = new Timer(_ => options.Progress($"{what} … {clock.Elapsed.TotalSeconds:0} s so far"), null,
-                                    TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(3));
+                                    TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3));
         return work();
     }
 
