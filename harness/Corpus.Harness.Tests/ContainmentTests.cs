@@ -479,6 +479,39 @@ public sealed class ContainmentTests : IDisposable
         Assert.Equal((4, "out\n", "err\n"), (r.ExitCode, r.Stdout, r.Stderr));
     }
 
+    /// <summary>
+    /// A tool that ends while a process it started, in a session of its own, keeps its stderr (as Wine's services
+    /// started by a prefix's first reg.exe do): its result comes a few seconds after its end, with what it wrote and a
+    /// note, not after the other process ends. A fixture cell waited 10 minutes, and a SIGTERM, on such a reg query.
+    /// </summary>
+    [Fact]
+    public void AToolWhoseOutputOutlivesItEndsAllTheSame()
+    {
+        var marker = "held-" + Unique();
+        var clock = System.Diagnostics.Stopwatch.StartNew();
+        try
+        {
+            var r = Corpus.Harness.Capture.ToolRunner.Instance.Run("sh",
+                ["-c", $"echo out; echo err >&2; setsid sh -c 'sleep 120; :' {marker} </dev/null >/dev/null & exit 3"], TimeSpan.FromSeconds(60));
+            Assert.True(clock.Elapsed < TimeSpan.FromSeconds(30), $"the result came after {clock.Elapsed.TotalSeconds:0} s");
+            Assert.Equal((3, "out\n", false), (r.ExitCode, r.Stdout, r.TimedOut));
+            Assert.StartsWith("err\n", r.Stderr);
+            Assert.Contains("the tool's output stayed open 5 s after it ended: processes it started hold it", r.Stderr);
+        }
+        finally { ToolRunnerKill(marker); }
+    }
+
+    /// <summary>Kills the session the marked process leads (its sleep too).</summary>
+    private static void ToolRunnerKill(string marker)
+    {
+        var procs = Directory.EnumerateDirectories("/proc").Select(d => int.TryParse(Path.GetFileName(d), out var p) ? p : 0).Where(p => p > 0).ToList();
+        string Read(int pid, string f) { try { return File.ReadAllText($"/proc/{pid}/{f}"); } catch (IOException) { return ""; } }
+        int Session(int pid) => Read(pid, "stat") is var st && st.LastIndexOf(')') is var i and > 0
+            && st[(i + 2)..].Split(' ') is { Length: > 4 } f && int.TryParse(f[3], out var sid) ? sid : 0;
+        foreach (var leader in procs.Where(p => Read(p, "cmdline").Contains(marker)))
+            foreach (var p in procs.Where(p => Session(p) == leader)) Native.Kill(p, Native.SIGKILL);
+    }
+
     [Fact]
     public void ADeadHarnesssRuntimeFilesAreRemovedAndNoOneElses()
     {

@@ -100,8 +100,8 @@ public sealed class ToolRunner : IToolRunner
         try
         {
             p.StandardInput.Close();
-            var stdout = p.StandardOutput.ReadToEndAsync();
-            var stderr = p.StandardError.ReadToEndAsync();
+            var stdout = new Drain(p.StandardOutput);
+            var stderr = new Drain(p.StandardError);
             var done = p.WaitForExit(timeout);
             if (!done)
             {
@@ -109,16 +109,48 @@ public sealed class ToolRunner : IToolRunner
                 p.Kill(entireProcessTree: true);
             }
             p.WaitForExit();
-            var err = stderr.Result;
+            // A process the tool started may keep its pipes open after it ended (Wine's services, started by the
+            // first reg.exe of a prefix, inherit its stderr and live on): its output is what came by then, not a
+            // wait for an end of file that never comes.
+            var held = !Task.WaitAll([stdout.Task, stderr.Task], DrainAfterExit);
+            var err = stderr.Text;
+            if (held)
+            {
+                if (entry is not null) Native.Kill(-p.Id, Native.SIGKILL);
+                err += $"\n(the tool's output stayed open {DrainAfterExit.TotalSeconds:0} s after it ended: processes it started hold it)";
+            }
             // setsid could not exec it (no executable format): what Process.Start would have thrown.
             if (entry is not null && p.ExitCode is 126 or 127 && err.StartsWith("setsid: failed to execute"))
                 throw new System.ComponentModel.Win32Exception($"{file}: {err.Trim()}");
-            return new ToolResult(done ? p.ExitCode : -1, stdout.Result, err, Math.Round(clock.Elapsed.TotalSeconds, 3), !done);
+            return new ToolResult(done ? p.ExitCode : -1, stdout.Text, err, Math.Round(clock.Elapsed.TotalSeconds, 3), !done);
         }
         finally
         {
             if (entry is not null) Supervisor.Remove(entry);
         }
+    }
+
+    /// <summary>How long a tool's output is read after the tool ended, for what its own last writes left in the pipe.</summary>
+    public static readonly TimeSpan DrainAfterExit = TimeSpan.FromSeconds(5);
+
+    /// <summary>A pipe read to its end in the background; <see cref="Text"/> is what has come so far.</summary>
+    private sealed class Drain
+    {
+        private readonly System.Text.StringBuilder _text = new();
+        public Task Task { get; }
+
+        public Drain(StreamReader reader) => Task = System.Threading.Tasks.Task.Run(async () =>
+        {
+            var buffer = new char[8192];
+            try
+            {
+                for (int n; (n = await reader.ReadAsync(buffer)) > 0;)
+                    lock (_text) _text.Append(buffer, 0, n);
+            }
+            catch (Exception e) when (e is IOException or ObjectDisposedException or InvalidOperationException) { }   // disposed with the process
+        });
+
+        public string Text { get { lock (_text) return _text.ToString(); } }
     }
 
     /// <summary>The executable a file name stands for (a path, or the first match on PATH); null when there is none.</summary>

@@ -24,8 +24,9 @@ public sealed class FixtureFamily : ISignatureFamily
 
     public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
-        runs.Progress($"{cell.Key} …");
-        var (run, metrics, _) = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
+        RunOutput output;
+        using (RunTicker.Start(runs, cell.Key.ToString())) output = await runs.ExecuteAsync(null, "run", runs.Case.Timed);
+        var (run, metrics, _) = output;
         var pattern = runs.Case.Signature.Get<ProcessPattern>(Key)!;
         // What the program said it saw (the text each output pattern matched), as a fact: readers never parse run.stdout.
         var facts = ProcessFacts.Of(run, metrics) with { Matched = ProcessFamily.Matches(pattern, run) };

@@ -44,8 +44,8 @@ public sealed class ProcessFamily : ISignatureFamily
 
     public async Task<Verdict> RunAsync(IRunLauncher runs, CellResult cell)
     {
-        runs.Progress($"{cell.Key} …");
         var starved = new List<string>();
+        using var ticker = RunTicker.Start(runs, cell.Key.ToString());
         RunOutput output;
         // A starved run showed neither an end nor its CPU budget spent: measure again, the host may have room now.
         while (true)
