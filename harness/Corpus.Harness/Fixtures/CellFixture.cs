@@ -21,8 +21,10 @@ public sealed record FixtureFacts(double HostSeconds, IReadOnlyList<string> File
 }
 
 /// <summary>A case's fixture around its cell's runs: applied before the family runs, restored after, whatever happened.</summary>
-public sealed class CellFixture(RegistryFixture registry)
+public sealed class CellFixture(RegistryFixture registry, IRegistryHost host)
 {
+    private readonly int _retriedBefore = host.Retried.Count;   // recorded with the apply
+
     public static CellFixture Apply(FixtureSpec spec, Manifest m, string variant, Subject subject, CellIsolation isolation,
                                     IToolRunner tools, Budget budget, CellResult cell, string dir)
     {
@@ -36,13 +38,26 @@ public sealed class CellFixture(RegistryFixture registry)
         }
         var hostSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
         clock.Restart();
-        var fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture"));
+        RegistryFixture fixture;
+        try { fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture")); }
+        finally { RecordRetries(host, cell, 0); }
         var files = spec.Registry.Select(r => r.Replace("{variant}", variant)).ToList();
         var applied = $"{string.Join(", ", files)} into {host.Describe}: {fixture.Applied}; saved before: "
                       + string.Join(", ", fixture.Saved.Select(s => $"{s.Key} ({(s.Existed ? "exported" : "absent")})"));
         cell.Fixture = new FixtureFacts(hostSeconds, files, host.Describe, applied, fixture.ValuesReadBack, fixture.DeletedKeysAbsent,
                                         Math.Round(clock.Elapsed.TotalSeconds, 2));
-        return new CellFixture(fixture);
+        return new CellFixture(fixture, host);
+    }
+
+    /// <summary>The reg steps that never reached reg.exe and were started again (those after the first <paramref name="seen"/>).</summary>
+    private static int RecordRetries(IRegistryHost host, CellResult cell, int seen)
+    {
+        var retried = host.Retried;
+        if (retried.Count <= seen) return retried.Count;
+        var said = new RunFindings();
+        said.LaunchRetries.AddRange(retried.Skip(seen));
+        cell.Record(null, said);
+        return retried.Count;
     }
 
     /// <summary>
@@ -53,6 +68,7 @@ public sealed class CellFixture(RegistryFixture registry)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var (ok, detail) = registry.Restore();
+        RecordRetries(host, cell, _retriedBefore);
         cell.Fixture = cell.Fixture! with
         {
             Restored = detail, RestoredOk = ok, KeysAbsentAgain = registry.KeysAbsentAgain, ExportsIdentical = registry.ExportsIdentical,

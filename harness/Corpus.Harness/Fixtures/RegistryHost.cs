@@ -17,6 +17,9 @@ public interface IRegistryHost
 
     /// <summary>What the ledger keeps so that a later harness can reach the same registry: kind and its details.</summary>
     IReadOnlyDictionary<string, string> Spec { get; }
+
+    /// <summary>Each reg step that never reached reg.exe and was started again, as said.</summary>
+    IReadOnlyList<string> Retried => [];
 }
 
 public static class RegistryHosts
@@ -71,20 +74,38 @@ public sealed class WineRegistry(string wine, string envFile, IToolRunner tools)
 {
     public string Describe => $"Wine prefix of {Path.GetDirectoryName(envFile)}";
 
+    private readonly List<string> _retried = [];
+    public IReadOnlyList<string> Retried { get { lock (_retried) return [.. _retried]; } }
+
+    /// <summary>
+    /// reg.exe in the prefix. A step that never reached reg.exe is started again, at most
+    /// <see cref="Runner.RunLauncher.LaunchAttempts"/> times in all, and each such attempt is kept in <see cref="Retried"/>:
+    /// every reg step here is idempotent, and reg.exe itself always says why it fails.
+    /// </summary>
     public ToolResult Reg(IReadOnlyList<string> args)
     {
         var env = File.ReadAllLines(envFile).Where(l => l.Contains('=')).ToList();
-        var r = tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
-        // Seen once in about 30 fixture cells, with other Wine cells starting alongside: exit 1 and not a word of
-        // output, where reg.exe itself always says why. Every reg step here is idempotent, so it is tried once more.
-        if (r.ExitCode != 0 && !r.TimedOut && r.Stdout.Trim().Length == 0 && r.Stderr.Trim().Length == 0)
+        for (var attempt = 1; ; attempt++)
         {
+            var r = tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
+            if (NeverReached(r) is not { } why || attempt == Runner.RunLauncher.LaunchAttempts) return r;
+            lock (_retried)
+                _retried.Add($"reg {string.Join(' ', args.Take(2))}: attempt {attempt} of {Runner.RunLauncher.LaunchAttempts} never reached reg.exe: {why}");
             Thread.Sleep(500);
-            var again = tools.Run("env", [.. env, wine, "reg", .. args], RegistryHosts.Patience);
-            return again with { Stderr = again.Stderr + $"\n(second attempt: the first exited {r.ExitCode} with no output)" };
         }
-        return r;
     }
+
+    /// <summary>
+    /// Why a reg run never reached reg.exe, or null: exit non-zero with not a word (seen once in about 30 fixture cells
+    /// with other Wine cells alongside), or start.exe's "ShellExecuteEx failed: Internal error": reg.exe died before it
+    /// finished starting (Wine's STATUS_INTERNAL_ERROR; 2 of 260 fixture cells in two loops side by side, 2026-11-28).
+    /// </summary>
+    public static string? NeverReached(ToolResult r) =>
+        r.TimedOut ? null
+        : r.ExitCode != 0 && r.Stdout.Trim().Length == 0 && r.Stderr.Trim().Length == 0 ? $"exit {r.ExitCode} with no output"
+        : (r.Stdout + r.Stderr).Contains("ShellExecuteEx failed: Internal error", StringComparison.Ordinal)
+            ? $"exit {r.ExitCode}: start.exe's \"ShellExecuteEx failed: Internal error\" (reg.exe died before it finished starting)"
+        : null;
 
     /// <summary>Wine maps the Linux root to drive Z:.</summary>
     public string FileArg(string path) => "Z:" + Path.GetFullPath(path).Replace('/', '\\');
