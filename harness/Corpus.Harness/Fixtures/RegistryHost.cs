@@ -98,7 +98,7 @@ public sealed class WineRegistry(string wine, string envFile, IToolRunner tools)
     /// <summary>
     /// Why a reg run never reached reg.exe, or null: exit non-zero with not a word (seen once in about 30 fixture cells
     /// with other Wine cells alongside), or start.exe's "ShellExecuteEx failed: Internal error": reg.exe died before it
-    /// finished starting (Wine's STATUS_INTERNAL_ERROR; 2 of 260 fixture cells in two loops side by side, 2026-11-28).
+    /// finished starting (Wine's STATUS_INTERNAL_ERROR; 2 of 430 fixture cells in two loops side by side, 2026-11-28).
     /// </summary>
     public static string? NeverReached(ToolResult r) =>
         r.TimedOut ? null
