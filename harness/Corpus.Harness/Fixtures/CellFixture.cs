@@ -30,17 +30,12 @@ public sealed class CellFixture(RegistryFixture registry, IRegistryHost host)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var host = RegistryHosts.For(subject, isolation, tools, budget);
-        if (isolation is IRegistryCell { Retried.Count: > 0 } retried)
-        {
-            var said = new RunFindings();
-            said.LaunchRetries.AddRange(retried.Retried);
-            cell.Record(null, said);
-        }
+        if (isolation is IRegistryCell cellHost) RecordRetries(cellHost.Retried, cell);
         var hostSeconds = Math.Round(clock.Elapsed.TotalSeconds, 2);   // a Wine cell: its prefix comes up
         clock.Restart();
         RegistryFixture fixture;
         try { fixture = RegistryFixture.Apply(host, spec.Files(m.Dir, variant), Path.Combine(dir, "fixture")); }
-        finally { RecordRetries(host, cell, 0); }
+        finally { RecordRetries(host.Retried, cell); }
         var files = spec.Registry.Select(r => r.Replace("{variant}", variant)).ToList();
         var applied = $"{string.Join(", ", files)} into {host.Describe}: {fixture.Applied}; saved before: "
                       + string.Join(", ", fixture.Saved.Select(s => $"{s.Key} ({(s.Existed ? "exported" : "absent")})"));
@@ -49,15 +44,12 @@ public sealed class CellFixture(RegistryFixture registry, IRegistryHost host)
         return new CellFixture(fixture, host);
     }
 
-    /// <summary>The reg steps that never reached reg.exe and were started again (those after the first <paramref name="seen"/>).</summary>
-    private static int RecordRetries(IRegistryHost host, CellResult cell, int seen)
+    /// <summary>Attempts that never reached their program (a prefix's bring-up, a reg step) and were started again.</summary>
+    private static void RecordRetries(IEnumerable<string> retried, CellResult cell)
     {
-        var retried = host.Retried;
-        if (retried.Count <= seen) return retried.Count;
         var said = new RunFindings();
-        said.LaunchRetries.AddRange(retried.Skip(seen));
-        cell.Record(null, said);
-        return retried.Count;
+        said.LaunchRetries.AddRange(retried);
+        if (said.LaunchRetries.Count > 0) cell.Record(null, said);
     }
 
     /// <summary>
@@ -68,7 +60,7 @@ public sealed class CellFixture(RegistryFixture registry, IRegistryHost host)
     {
         var clock = System.Diagnostics.Stopwatch.StartNew();
         var (ok, detail) = registry.Restore();
-        RecordRetries(host, cell, _retriedBefore);
+        RecordRetries(host.Retried.Skip(_retriedBefore), cell);
         cell.Fixture = cell.Fixture! with
         {
             Restored = detail, RestoredOk = ok, KeysAbsentAgain = registry.KeysAbsentAgain, ExportsIdentical = registry.ExportsIdentical,

@@ -226,9 +226,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
     /// </summary>
     private T Announced<T>(string what, Func<T> work)
     {
-        var clock = System.Diagnostics.Stopwatch.StartNew();
-        using var timer = new Timer(_ => options.Progress($"{what} … {clock.Elapsed.TotalSeconds:0} s so far"), null,
-                                    TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3));
+        using var ticker = Signatures.RunTicker.Every(options.Progress, what, TimeSpan.FromSeconds(1), TimeSpan.FromSeconds(3));
         return work();
     }
 
