@@ -97,13 +97,15 @@ bisect: setup
 	  $(foreach e,$(ENV),--env '$(e)')
 
 # A patch's effect: every selected cell on BASE and NEW, each fixed, regressed, unchanged, changed or inconclusive;
-# exit 1 when any regressed. make compare BASE=net8 NEW=coreclr:/my/root [REPRO=…] [CASE=…] [ROUNDS=N].
+# exit 1 when any regressed. make compare BASE=net8 NEW=coreclr:/my/root [REPRO=…] [CASE=…] [ROUNDS=N] [FROM=RUN: a finished
+# run whose cells on both subjects stand for round 1 where they can].
 BASE ?=
 NEW ?=
 ROUNDS ?=
 compare: setup
 	$(CORPUS) compare --base '$(BASE)' --new '$(NEW)' $(if $(REPRO),--repro '$(REPRO)') $(if $(CASE),--case '$(CASE)') \
-	  $(if $(VARIANT),--variant '$(VARIANT)') $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(KEEP),--keep) $(foreach e,$(ENV),--env '$(e)')
+	  $(if $(VARIANT),--variant '$(VARIANT)') $(if $(ROUNDS),--rounds $(ROUNDS)) $(if $(FROM),--from '$(FROM)') $(if $(KEEP),--keep) \
+	  $(foreach e,$(ENV),--env '$(e)')
 
 # Cells × subjects in one run (matrix.md, matrix.json, matrix.png): make matrix SUBJECTS=roslyn:4.8.0,roslyn:4.11.0 [REPRO=id] [CASE=c].
 matrix: setup

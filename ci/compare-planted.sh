@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The planted regression (issue 26, 4e): .NET 10 as the base and Mono as the "patched" build of
 # binaryformatter-quadratic's deserialize sweep. `corpus compare` must say `regressed`, give both exponents with
-# their intervals, and exit 1. Only the deserialize case runs: the idgen-limit case adds minutes and proves nothing
-# more about compare.
+# their intervals, and exit 1. Only the deserialize case: the idgen-limit case proves nothing more about compare.
+# Over the gate's run (`--from`, the run artifacts/latest names): its two cells are round 1, so nothing runs again.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}
@@ -12,7 +12,9 @@ latest=$(readlink artifacts/latest 2>/dev/null || true)
 restore() { [[ -n $latest ]] && ln -sfn "$latest" artifacts/latest; }
 trap restore EXIT
 mkdir -p build
+[[ -n $latest ]] || { echo "compare-planted: artifacts/latest names no run: run the gate first (make gate)" >&2; exit 1; }
 dotnet build/harness/corpus/corpus.dll compare --base net10 --new mono --repro binaryformatter-quadratic --case deserialize --run-id "$id" \
+  --from "$latest" 2>&1 \
   | tee build/compare-planted.out
 code=${PIPESTATUS[0]}
 json="artifacts/$id/compare.json"
@@ -33,9 +35,10 @@ jq -e "$cell.figures[0] | .name == \"exponent\" and .base.confidence > 0.9 and .
 grep -q "^binaryformatter-quadratic:deserialize .* REGRESSED .*exponent" build/compare-planted.out || fail "the table shows no regressed deserialize row"
 [[ -f artifacts/$id/compare.md && -f artifacts/$id/junit.xml ]] || fail "compare.md or junit.xml missing"
 grep -q '<failure message="regressed' "artifacts/$id/junit.xml" || fail "junit.xml has no failing regressed testcase"
-# A regression keeps its evidence, although Mono's reproduction is what expected/ says of Mono.
-kept=$(dirname "$(jq -r "$cell.new.rounds[0].facts" "$json")")
-compgen -G "$kept/*.stdout" >/dev/null || fail "$kept: the regressed cell's runs were pruned"
+# Both sides are the gate's own cells, read from its records: compare ran neither again.
+for side in base new; do
+  facts=$(jq -r "$cell.$side.rounds[0].facts" "$json")
+  [[ $facts == artifacts/$latest/* ]] || fail "$json: the $side side's facts are $facts, not the gate's run ($latest)"
+done
+grep -q "round 1 (run $latest)" build/compare-planted.out || fail "compare did not say that round 1 came from run $latest"
 echo "compare-planted: regressed, exponents $(jq -r "$cell.figures[0] | \"\(.base.value) [\(.base.low), \(.base.high)] → \(.new.value) [\(.new.low), \(.new.high)], differs: \(.differs)\"" "$json"), exit 1, as planted"
-# The regressed cell keeps its artifacts, dumps too (1–2 GB of cores); this check has read what it needs of them.
-find "artifacts/$id" -path '*/captures/*' -type f \( -name '*.core' -o -name 'core*' \) -delete

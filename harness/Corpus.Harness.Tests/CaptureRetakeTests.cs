@@ -51,18 +51,6 @@ public sealed class CaptureRetakeTests : IDisposable
         }
     }
 
-    private sealed class CopyScript : BuildRecipe
-    {
-        public override string Flavor => "script";
-        public override string ProgramPath(Manifest m, string outDir) => Path.Combine(outDir, "prog.sh");
-        public override string? Missing(Manifest m) => null;
-        public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools)
-        {
-            File.Copy(Path.Combine(m.Dir, "src", "prog.sh"), program, overwrite: true);
-            return new ToolResult(0, "", "", 0, false);
-        }
-    }
-
     /// <summary>
     /// A program that prints its marker and holds: 4 s, room for the count and every retake even on a loaded host; with
     /// <paramref name="firstEndsAtOnce"/>, its first run ends before a snapshot is due and later runs hold.

@@ -68,7 +68,10 @@ internal static class Cli
                     RootDir(), Value("base", "S", "the subject before the patch (see Subjects below)"),
                     Value("new", "S", "the subject after the patch"), Repro(), Case(), Variant(), ExcludeTag(),
                     Value("rounds", "N", "runs per subject of one-run cells (process, hang, shmem), for an interval over runs (default 3)"),
-                    Value("alongside", "N", "as for run"), Keep(), RunId(), Env()),
+                    Value("alongside", "N", "as for run"),
+                    Value("from", "RUN", "a finished run of this checkout (a run id under artifacts/, or its folder) whose cells on both "
+                                         + "subjects stand for round 1 where the family compares such cells (sweeps); the rest run here"),
+                    Keep(), RunId(), Env()),
             Command(Verb.Winsmoke, "(Linux) the harness published for win-x64 runs the windows subject's cells under Wine, compared "
                                 + "with the Linux harness's outcomes",
                     RootDir(), Value("exe", "PATH", "the published harness (default build/harness/win-x64/corpus.exe)")),

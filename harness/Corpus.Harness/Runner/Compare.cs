@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Text.Json;
 using Corpus.Harness.Containment;
 using Corpus.Harness.Json;
 using Corpus.Harness.Model;
@@ -111,6 +112,7 @@ public static class Compare
             throw new InputException($"{baseName} and {newName} can run none of the selected cells both: "
                                      + string.Join("; ", oneSided.Select(o => $"{o.Repro}:{o.Case} only on {o.Subject} ({o.Reason})").Distinct()));
         var errors = basePlan.Errors.Union(newPlan.Errors).ToList();
+        var from = args.Get("from") is { } fromName ? Recorded.Open(root, fromName) : null;
 
         var ledgerDir = Path.Combine(root, ".cache", "ledger");
         if (Leftovers.Clean(ledgerDir, tools) is { Any: true } left) Console.Error.WriteLine($"corpus: {left}");
@@ -138,9 +140,20 @@ public static class Compare
             var plan = family.PlanComparison(cs, rounds);
             var cellClock = Stopwatch.StartNew();
             var (baseCells, newCells) = (new List<CellResult>(), new List<CellResult>());
-            Progress($"cell {i + 1}/{both.Count}: {m.Id}:{cs.Id} {v}, {baseName} against {newName} ({plan.Budget})");
+            // A finished run's cells stand for round 1 when this family compares such cells as they are.
+            var (recorded, runsHere) = from?.Take(family, plan, pb, pn) ?? (null, null);
+            Progress($"cell {i + 1}/{both.Count}: {m.Id}:{cs.Id} {v}, {baseName} against {newName} ({plan.Budget})"
+                     + (from is null ? "" : recorded is null ? $"; run here: {runsHere}" : $"; round 1 from run {from.Run.RunId}"));
             var (comparison, _) = await DecideAsync(family, plan, async round =>
             {
+                if (round == 0 && recorded is { } rec)
+                {
+                    baseCells.Add(rec.Base.Cell);
+                    newCells.Add(rec.New.Cell);
+                    Progress($"  round 1 (run {from!.Run.RunId}): {baseName} {rec.Base.Cell.Outcome.Name()} ({string.Join(", ", rec.Base.Cell.KeyFigures)}); "
+                             + $"{newName} {rec.New.Cell.Outcome.Name()} ({string.Join(", ", rec.New.Cell.KeyFigures)})");
+                    return (rec.Base.Verdict, rec.New.Verdict);
+                }
                 var runner = Runner(round, plan.ForceRuns);
                 var cb = await runner.RunAsync(m, cs, v, pb.Subject, pb.Expected);
                 baseCells.Add(cb);
@@ -151,8 +164,10 @@ public static class Compare
                 return (VerdictOf(cb), VerdictOf(cn));
             }, () => cellClock.Elapsed.TotalSeconds, () => Interrupt.IsRequested);
             if (Interrupt.IsRequested) comparison = new CellComparison(CompareVerdict.Inconclusive, "interrupted") { Figures = comparison.Figures };
+            // The cells of a run given with --from are that run's: compare never prunes them.
             if (!args.Has("keep") && comparison.Verdict is CompareVerdict.Fixed or CompareVerdict.Unchanged)
-                foreach (var cell in baseCells.Concat(newCells)) Prune(cell, root);
+                foreach (var cell in baseCells.Concat(newCells).Where(c => recorded is null || (c != recorded.Value.Base.Cell && c != recorded.Value.New.Cell)))
+                    Prune(cell, root);
             var done = new ComparedCell(m.Id, cs.Id, v, family.Key, plan, baseCells, newCells, comparison, Math.Round(cellClock.Elapsed.TotalSeconds, 1));
             Progress($"cell {i + 1}/{both.Count}: {comparison.Verdict.ToString().ToLowerInvariant()}: {comparison.Detail}");
             return done;
@@ -174,6 +189,69 @@ public static class Compare
             return 128 + Interrupt.Signal;
         }
         return ExitCode(result);
+    }
+
+    /// <summary>
+    /// `compare --from RUN`: a finished run (the gate's, say) whose cells on both subjects are taken as round 1 instead
+    /// of running them again. Only from the same manifests and expected/, and only for a family that compares cells as
+    /// `corpus run` leaves them (no forced runs) and reads its facts back (<see cref="ISignatureFamily.ReadFacts"/>).
+    /// </summary>
+    private sealed class Recorded
+    {
+        public required Report.RunRecord Run { get; init; }
+        private readonly Dictionary<CellKey, JsonElement> _cells = [];
+        private string _root = "";
+
+        public static Recorded Open(string root, string name)
+        {
+            var run = Report.RunRecord.Load(root, name);
+            var here = Report.Checkout.Of(root);
+            foreach (var (field, mine) in new[] { ("expected", here.Expected), ("manifests", here.Manifests) })
+            {
+                var theirs = run.Block("checkout") is { } c && c.TryGetProperty(field, out var f) ? f.GetString() : null;
+                if (theirs != mine)
+                    throw new InputException(run.File, $"checkout.{field}",
+                        $"run {run.RunId} was judged against other {(field == "expected" ? "expected/ files" : "manifests")} than this checkout's "
+                        + $"({theirs ?? "none recorded"}, here {mine}): its cells cannot stand for this checkout's; run compare without --from");
+            }
+            var r = new Recorded { Run = run, _root = root };
+            foreach (var c in run.Cells)
+            {
+                string? S(string n) => c.TryGetProperty(n, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString() : null;
+                if (S("repro") is { } repro && S("case") is { } cs && S("variant") is { } variant && S("subject") is { } subject)
+                    r._cells[new CellKey(repro, cs, variant, subject)] = c;
+            }
+            return r;
+        }
+
+        private CellKey Key(PlannedCell p) => new(p.Entry.Manifest.Id, p.Case.Id, p.Variant, p.Subject.Name);
+
+        /// <summary>Both sides' cells from the run, with their verdicts typed again; or why this pair runs here instead.</summary>
+        public (((CellResult Cell, Verdict Verdict) Base, (CellResult Cell, Verdict Verdict) New)? Pair, string? RunsHere) Take(
+            ISignatureFamily family, ComparePlan plan, PlannedCell b, PlannedCell n)
+        {
+            if (plan.ForceRuns is { } k) return (null, $"the {family.Key} family compares rounds of {k} forced runs, which a run does not make");
+            var missing = new[] { b, n }.Where(p => !_cells.ContainsKey(Key(p))).Select(p => p.Subject.Name).ToList();
+            if (missing.Count > 0) return (null, $"run {Run.RunId} has no such cell on {string.Join(" or ", missing)}");
+            (CellResult Cell, Verdict Verdict)? Read(PlannedCell p)
+            {
+                // Where the run is: under artifacts/, or a folder given by its path.
+                var cell = Run.Cell(_cells[Key(p)], _root, Path.GetRelativePath(_root, Run.Dir).Replace('\\', '/') + "/");
+                var v = VerdictOf(cell);
+                if (v.Facts is not JsonElement json) return null;
+                object? facts;
+                try { facts = family.ReadFacts(json); }
+                catch (JsonException e)
+                {
+                    throw new InputException(Path.Combine(cell.RecordDir!, Report.FactsWriter.FileName), "family.facts",
+                                             $"not the {family.Key} family's facts as this harness writes them ({e.Message})");
+                }
+                return facts is null ? null : (cell, v with { Facts = facts });
+            }
+            return (Read(b), Read(n)) is ({ } rb, { } rn)
+                ? ((rb, rn), null)
+                : (null, $"the {family.Key} family does not read its facts back from a run's records");
+        }
     }
 
     /// <summary>2 on input errors, 1 when any cell regressed, 0 otherwise.</summary>

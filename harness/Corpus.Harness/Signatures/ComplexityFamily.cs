@@ -46,6 +46,10 @@ public sealed class ComplexityFamily : ISignatureFamily
         return Comparisons.WithFigures(@base, @new, slope is null ? [] : [slope], exponential ? PlotScale.SemiLog : PlotScale.LogLog);
     }
 
+    public object? ReadFacts(System.Text.Json.JsonElement facts) =>
+        facts.ValueKind == System.Text.Json.JsonValueKind.Object && facts.TryGetProperty("shape", out _)
+            ? System.Text.Json.JsonSerializer.Deserialize<ComplexityFacts>(facts, Report.FactsWriter.JsonOptions) : null;
+
     /// <summary>The capture run may grow the largest size by at most this factor.</summary>
     public const double MaxCaptureScale = 4;
 

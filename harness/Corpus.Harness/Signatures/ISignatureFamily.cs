@@ -55,6 +55,12 @@ public interface ISignatureFamily
     /// cell's final outcome (after evidence). The default compares outcomes only.
     /// </summary>
     CellComparison Compare(IReadOnlyList<Verdict> @base, IReadOnlyList<Verdict> @new) => Comparisons.OfOutcomes(@base, @new);
+
+    /// <summary>
+    /// Its facts as a finished run's facts.json holds them ("family.facts"), typed again for <see cref="Compare"/>
+    /// (`corpus compare --from`); null when it does not read them back (the default), and compare runs the cell itself.
+    /// </summary>
+    object? ReadFacts(System.Text.Json.JsonElement facts) => null;
 }
 
 /// <summary>
