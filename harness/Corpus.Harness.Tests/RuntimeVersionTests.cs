@@ -97,6 +97,28 @@ public sealed class RuntimeVersionTests : IDisposable
         Assert.Null(new DotnetPublish("net8.0", "win-x64").Attempt(m));
     }
 
+    /// <summary>A real build through the Builder: the program in build/, and nothing of MSBuild's in the repro's sources.</summary>
+    [Fact]
+    public void ADotnetBuildLeavesNothingInTheReprosSourceTree()
+    {
+        var dir = Path.Combine(_root, "repros", "p");
+        Directory.CreateDirectory(Path.Combine(dir, "src"));
+        File.WriteAllText(Path.Combine(dir, "src", "P.csproj"),
+            "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework></PropertyGroup></Project>");
+        File.WriteAllText(Path.Combine(dir, "src", "Program.cs"), "System.Console.WriteLine(\"hi\");");
+        File.WriteAllText(Path.Combine(dir, "repro.json"), """
+            { "id": "p", "title": "t", "category": "crash", "references": ["r"], "languages": ["csharp"],
+              "subjects": ["net10"], "variants": ["bug"], "build": { "dotnet": { "project": "src/P.csproj", "assembly": "P" } },
+              "budget": { "timeoutSec": 20, "memoryMB": 256 },
+              "cases": [ { "id": "main", "args": ["x"], "signature": { "process": { "exit": "zero" } } } ] }
+            """);
+        var built = new Builder(_root, ToolRunner.Instance).Ensure(Manifest.Load(Path.Combine(dir, "repro.json")), new DotnetBuild("net10.0"));
+        Assert.True(built.Error is null, built.Error);
+        Assert.Equal(Path.Combine(_root, "build", "p", "net10.0", "P.dll"), built.Program);
+        Assert.Equal(["P.csproj", "Program.cs"], Directory.GetFileSystemEntries(Path.Combine(dir, "src")).Select(Path.GetFileName).Order());
+        Assert.True(Directory.Exists(DotnetArtifacts.Beside(Path.Combine(_root, "build", "p", "net10.0"))));
+    }
+
     [Fact]
     public void TheFirstErrorOfABuildLogIsItsReason() =>
         Assert.Equal("error NU1102: Unable to find package X with version (= 3.1.32)",

@@ -123,7 +123,7 @@ public sealed class CellRunner(RunOptions options, Builder builder, IToolRunner 
         var provisioning = System.Diagnostics.Stopwatch.StartNew();
         var s0 = subject;
         subject = Announced($"{cell.Key}: preparing {subject.Name} (the first cell on a subject provisions it: a Wine template "
-                            + "prefix, about 10 s; a runtime pack or a compiler from NuGet, a few seconds)",
+                            + "prefix, 10–60 s; a runtime pack or a compiler from NuGet, a few seconds)",
                             () => SubjectKinds.Provisioned(s0, options.Root));
         cell.ProvisionSeconds = Math.Round(provisioning.Elapsed.TotalSeconds, 2);
         if (subject.Unavailable is { } why)

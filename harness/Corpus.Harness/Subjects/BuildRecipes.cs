@@ -60,6 +60,16 @@ public sealed class MonoBuild : BuildRecipe
     }
 }
 
+/// <summary>
+/// Where MSBuild keeps a repro build's obj/ and bin/: beside the program's folder under build/, not in the repro's
+/// source tree (a self-contained win-x64 publish left 149 MB in src/bin), and not inside the program's folder, which
+/// a cell may copy.
+/// </summary>
+public static class DotnetArtifacts
+{
+    public static string Beside(string outDir) => outDir.TrimEnd(Path.DirectorySeparatorChar) + ".msbuild";
+}
+
 /// <summary>.NET: build.dotnet.project built for one target framework.</summary>
 public sealed class DotnetBuild(string targetFramework) : BuildRecipe
 {
@@ -73,7 +83,8 @@ public sealed class DotnetBuild(string targetFramework) : BuildRecipe
 
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
         tools.Run("dotnet", ["build", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework,
-                             "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false", .. ProjectFrameworks.Override(m, targetFramework)],
+                             "-o", outDir, "--artifacts-path", DotnetArtifacts.Beside(outDir), "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false",
+                             .. ProjectFrameworks.Override(m, targetFramework)],
                   TimeSpan.FromMinutes(10));
 
     public override string NoProgram(Manifest m, string outDir, string program)
@@ -102,7 +113,8 @@ public sealed class DotnetPublish(string targetFramework, string rid, string? ru
 
     public override ToolResult Run(Manifest m, string outDir, string program, IToolRunner tools) =>
         tools.Run("dotnet", ["publish", Path.Combine(m.Dir, m.Build.DotnetProject!), "-c", "Release", "-f", targetFramework, "-r", rid,
-                             "--self-contained", "-o", outDir, "-nologo", "-v", "q", "-p:TreatWarningsAsErrors=false",
+                             "--self-contained", "-o", outDir, "--artifacts-path", DotnetArtifacts.Beside(outDir), "-nologo", "-v", "q",
+                             "-p:TreatWarningsAsErrors=false",
                              .. ProjectFrameworks.Override(m, targetFramework, selfContained: true),
                              .. (runtimeVersion is null ? Array.Empty<string>() : [$"-p:RuntimeFrameworkVersion={runtimeVersion}"])],
                   TimeSpan.FromMinutes(10));
