@@ -76,19 +76,25 @@ public sealed class RuntimeVersionTests : IDisposable
         public ToolResult Run(string file, IReadOnlyList<string> args, TimeSpan timeout) => new(1, "", "offline", 0, false);
     }
 
-    [Fact]
-    public void AFrameworkTheProjectDoesNotListIsAnAttempt()
+    /// <summary>A repro "p" whose .NET build is src/P.csproj with the given text, run on net10.</summary>
+    private Manifest Repro(string csproj)
     {
         var dir = Path.Combine(_root, "repros", "p");
         Directory.CreateDirectory(Path.Combine(dir, "src"));
-        File.WriteAllText(Path.Combine(dir, "src", "P.csproj"), "<Project><PropertyGroup><TargetFrameworks>net8.0;net10.0</TargetFrameworks></PropertyGroup></Project>");
+        File.WriteAllText(Path.Combine(dir, "src", "P.csproj"), csproj);
         File.WriteAllText(Path.Combine(dir, "repro.json"), """
             { "id": "p", "title": "t", "category": "crash", "references": ["r"], "languages": ["csharp"],
               "subjects": ["net10"], "variants": ["bug"], "build": { "dotnet": { "project": "src/P.csproj", "assembly": "P" } },
               "budget": { "timeoutSec": 20, "memoryMB": 256 },
               "cases": [ { "id": "main", "args": ["x"], "signature": { "process": { "exit": "zero" } } } ] }
             """);
-        var m = Manifest.Load(Path.Combine(dir, "repro.json"));
+        return Manifest.Load(Path.Combine(dir, "repro.json"));
+    }
+
+    [Fact]
+    public void AFrameworkTheProjectDoesNotListIsAnAttempt()
+    {
+        var m = Repro("<Project><PropertyGroup><TargetFrameworks>net8.0;net10.0</TargetFrameworks></PropertyGroup></Project>");
         Assert.Null(new DotnetBuild("net8.0").Attempt(m));
         Assert.Empty(ProjectFrameworks.Override(m, "net10.0"));
         Assert.Contains("targets net8.0;net10.0, not netcoreapp3.1", new DotnetBuild("netcoreapp3.1").Attempt(m));
@@ -101,18 +107,10 @@ public sealed class RuntimeVersionTests : IDisposable
     [Fact]
     public void ADotnetBuildLeavesNothingInTheReprosSourceTree()
     {
-        var dir = Path.Combine(_root, "repros", "p");
-        Directory.CreateDirectory(Path.Combine(dir, "src"));
-        File.WriteAllText(Path.Combine(dir, "src", "P.csproj"),
-            "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework></PropertyGroup></Project>");
+        var m = Repro("<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType><TargetFramework>net10.0</TargetFramework></PropertyGroup></Project>");
+        var dir = m.Dir;
         File.WriteAllText(Path.Combine(dir, "src", "Program.cs"), "System.Console.WriteLine(\"hi\");");
-        File.WriteAllText(Path.Combine(dir, "repro.json"), """
-            { "id": "p", "title": "t", "category": "crash", "references": ["r"], "languages": ["csharp"],
-              "subjects": ["net10"], "variants": ["bug"], "build": { "dotnet": { "project": "src/P.csproj", "assembly": "P" } },
-              "budget": { "timeoutSec": 20, "memoryMB": 256 },
-              "cases": [ { "id": "main", "args": ["x"], "signature": { "process": { "exit": "zero" } } } ] }
-            """);
-        var built = new Builder(_root, ToolRunner.Instance).Ensure(Manifest.Load(Path.Combine(dir, "repro.json")), new DotnetBuild("net10.0"));
+        var built = new Builder(_root, ToolRunner.Instance).Ensure(m, new DotnetBuild("net10.0"));
         Assert.True(built.Error is null, built.Error);
         Assert.Equal(Path.Combine(_root, "build", "p", "net10.0", "P.dll"), built.Program);
         Assert.Equal(["P.csproj", "Program.cs"], Directory.GetFileSystemEntries(Path.Combine(dir, "src")).Select(Path.GetFileName).Order());
