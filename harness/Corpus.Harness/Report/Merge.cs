@@ -71,12 +71,9 @@ public static class MergeCommand
                 throw new InputException($"{r.File}: field 'shard': null: run {r.RunId} was not run with --shard I/N; merge joins the shards of one selection");
         foreach (var r in runs.Skip(1))
             foreach (var field in new[] { "commit", "expected", "manifests" })
-            {
-                string? Of(RunRecord x) => x.Block("checkout") is { } c && c.TryGetProperty(field, out var v) ? v.ToString() : null;
-                if (Of(r) != Of(first))
+                if (r.CheckoutField(field) != first.CheckoutField(field))
                     throw new InputException($"{r.File}: field 'checkout.{field}': runs {first.RunId} and {r.RunId} come from different checkouts "
-                                             + $"({Of(first) ?? "none"} and {Of(r) ?? "none"}); shards must be run from one checkout and judged against one expected/");
-            }
+                                             + $"({first.CheckoutField(field) ?? "none"} and {r.CheckoutField(field) ?? "none"}); shards must be run from one checkout and judged against one expected/");
         static IReadOnlyList<string> Selection(RunRecord x) =>
             x.Block("shard")!.Value.GetProperty("selection").EnumerateArray().Select(e => e.GetString()!).ToList();
         static int Count(RunRecord x) => x.Block("shard")!.Value.GetProperty("count").GetInt32();

@@ -70,6 +70,10 @@ public sealed class RunRecord
 
     public IEnumerable<JsonElement> Cells => Summary.GetProperty("cells").EnumerateArray();
 
+    /// <summary>One field of the checkout the run judged against (commit, expected, manifests); null when not recorded.</summary>
+    public string? CheckoutField(string field) =>
+        Block("checkout") is { } c && c.TryGetProperty(field, out var v) && v.ValueKind == JsonValueKind.String ? v.GetString() : null;
+
     /// <summary>The path a record names (relative to its run's root, under artifacts/RUN-ID/), inside this run's folder.</summary>
     public string? Local(string? recorded)
     {

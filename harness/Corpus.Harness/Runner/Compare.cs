@@ -140,6 +140,8 @@ public static class Compare
             var plan = family.PlanComparison(cs, rounds);
             var cellClock = Stopwatch.StartNew();
             var (baseCells, newCells) = (new List<CellResult>(), new List<CellResult>());
+            // The cells compare itself ran: only these are ever pruned (a --from run's cells are that run's).
+            var ran = new List<CellResult>();
             // A finished run's cells stand for round 1 when this family compares such cells as they are.
             var (recorded, runsHere) = from?.Take(family, plan, pb, pn) ?? (null, null);
             Progress($"cell {i + 1}/{both.Count}: {m.Id}:{cs.Id} {v}, {baseName} against {newName} ({plan.Budget})"
@@ -157,17 +159,17 @@ public static class Compare
                 var runner = Runner(round, plan.ForceRuns);
                 var cb = await runner.RunAsync(m, cs, v, pb.Subject, pb.Expected);
                 baseCells.Add(cb);
+                ran.Add(cb);
                 var cn = Interrupt.IsRequested ? Interrupted(cb, pn.Subject.Name) : await runner.RunAsync(m, cs, v, pn.Subject, pn.Expected);
                 newCells.Add(cn);
+                ran.Add(cn);
                 Progress($"  round {round + 1}: {baseName} {cb.Outcome.Name()} ({string.Join(", ", cb.KeyFigures)}); "
                          + $"{newName} {cn.Outcome.Name()} ({string.Join(", ", cn.KeyFigures)})");
                 return (VerdictOf(cb), VerdictOf(cn));
             }, () => cellClock.Elapsed.TotalSeconds, () => Interrupt.IsRequested);
             if (Interrupt.IsRequested) comparison = new CellComparison(CompareVerdict.Inconclusive, "interrupted") { Figures = comparison.Figures };
-            // The cells of a run given with --from are that run's: compare never prunes them.
             if (!args.Has("keep") && comparison.Verdict is CompareVerdict.Fixed or CompareVerdict.Unchanged)
-                foreach (var cell in baseCells.Concat(newCells).Where(c => recorded is null || (c != recorded.Value.Base.Cell && c != recorded.Value.New.Cell)))
-                    Prune(cell, root);
+                foreach (var cell in ran) Prune(cell, root);
             var done = new ComparedCell(m.Id, cs.Id, v, family.Key, plan, baseCells, newCells, comparison, Math.Round(cellClock.Elapsed.TotalSeconds, 1));
             Progress($"cell {i + 1}/{both.Count}: {comparison.Verdict.ToString().ToLowerInvariant()}: {comparison.Detail}");
             return done;
@@ -208,7 +210,7 @@ public static class Compare
             var here = Report.Checkout.Of(root);
             foreach (var (field, mine) in new[] { ("expected", here.Expected), ("manifests", here.Manifests) })
             {
-                var theirs = run.Block("checkout") is { } c && c.TryGetProperty(field, out var f) ? f.GetString() : null;
+                var theirs = run.CheckoutField(field);
                 if (theirs != mine)
                     throw new InputException(run.File, $"checkout.{field}",
                         $"run {run.RunId} was judged against other {(field == "expected" ? "expected/ files" : "manifests")} than this checkout's "
